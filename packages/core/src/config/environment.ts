@@ -1,0 +1,101 @@
+import { ConfigurationError, type ConfigurationIssue } from '../errors/configuration-error.js';
+import { BUILTIN_FEED_IDS } from '../feeds/feed-ids.js';
+import { isPlainObject } from './merge-config.js';
+import { STRATEGIES, type ThreatConfig } from './schema.js';
+
+/** Environment variables as `process.env` holds them. */
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+/** The environment variable that carries the API key of `feed` (`feed_otx` -> `THREATLIB_FEED_OTX_API_KEY`). */
+export function apiKeyVariable(feed: string): string {
+  return `THREATLIB_${feed.toUpperCase()}_API_KEY`;
+}
+
+/** Every variable threatlib reads, for documentation and `threatlib-config show`. */
+export const ENVIRONMENT_VARIABLES: readonly string[] = [
+  'THREATLIB_PROFILE',
+  'THREATLIB_STRATEGY',
+  'THREATLIB_MAX_CONCURRENCY',
+  'THREATLIB_AUTO_LOCK',
+  'THREATLIB_LOCK_TIMEOUT',
+  ...BUILTIN_FEED_IDS.map(apiKeyVariable),
+];
+
+/** The process environment where there is one (Node.js), an empty one elsewhere (browsers). */
+export function processEnvironment(): Environment {
+  const proc = (globalThis as { process?: { env?: Environment } }).process;
+  return proc?.env ?? {};
+}
+
+/**
+ * Reads threatlib's environment variables into a configuration layer. Empty variables count as unset.
+ *
+ * `THREATLIB_AUTO_LOCK` is true only for the exact text `true` (anything else turns auto-lock off);
+ * `THREATLIB_MAX_CONCURRENCY` and `THREATLIB_LOCK_TIMEOUT` must be whole numbers.
+ *
+ * @param base the layer below the environment; an API key variable keeps the `endpoint`, `timeout` and other
+ *   options an object entry of `base.apiKeys` has, and replaces only its key.
+ * @throws {ConfigurationError} naming each malformed variable.
+ */
+export function configFromEnvironment(env: Environment, base: ThreatConfig | object = {}): Partial<ThreatConfig> {
+  const issues: ConfigurationIssue[] = [];
+  const layer: Record<string, unknown> = {};
+  const read = (name: string) => {
+    const value = env[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  };
+
+  const strategy = read('THREATLIB_STRATEGY');
+  if (strategy !== undefined) {
+    if ((STRATEGIES as readonly string[]).includes(strategy)) layer.strategy = strategy;
+    else
+      issues.push({
+        path: 'THREATLIB_STRATEGY',
+        message: `expected one of ${STRATEGIES.join(', ')}, got "${strategy}"`,
+      });
+  }
+
+  const concurrency = read('THREATLIB_MAX_CONCURRENCY');
+  if (concurrency !== undefined) {
+    const n = wholeNumber(concurrency);
+    if (n === undefined)
+      issues.push({ path: 'THREATLIB_MAX_CONCURRENCY', message: `expected a whole number, got "${concurrency}"` });
+    else if (n < 1 || n > 50)
+      issues.push({ path: 'THREATLIB_MAX_CONCURRENCY', message: `must be between 1 and 50, got ${n}` });
+    else layer.performance = { maxConcurrency: n };
+  }
+
+  const security: Record<string, unknown> = {};
+  const autoLock = read('THREATLIB_AUTO_LOCK');
+  if (autoLock !== undefined) security.autoLock = autoLock === 'true';
+  const lockTimeout = read('THREATLIB_LOCK_TIMEOUT');
+  if (lockTimeout !== undefined) {
+    const n = wholeNumber(lockTimeout);
+    if (n === undefined || n < 1) {
+      issues.push({
+        path: 'THREATLIB_LOCK_TIMEOUT',
+        message: `expected a whole number of milliseconds above 0, got "${lockTimeout}"`,
+      });
+    } else security.lockTimeout = n;
+  }
+  if (Object.keys(security).length > 0) layer.security = security;
+
+  const baseKeys = isPlainObject((base as { apiKeys?: unknown }).apiKeys)
+    ? (base as { apiKeys: Record<string, unknown> }).apiKeys
+    : {};
+  const apiKeys: Record<string, unknown> = {};
+  for (const feed of BUILTIN_FEED_IDS) {
+    const key = read(apiKeyVariable(feed));
+    if (key === undefined) continue;
+    const existing = baseKeys[feed];
+    apiKeys[feed] = isPlainObject(existing) ? { ...existing, key } : key;
+  }
+  if (Object.keys(apiKeys).length > 0) layer.apiKeys = apiKeys;
+
+  if (issues.length > 0) throw new ConfigurationError(issues);
+  return layer as Partial<ThreatConfig>;
+}
+
+function wholeNumber(text: string): number | undefined {
+  return /^\d{1,15}$/.test(text) ? Number(text) : undefined;
+}

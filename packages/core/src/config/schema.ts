@@ -1,0 +1,398 @@
+import { z } from 'zod';
+import type { ThreatEventHandler, ThreatEventName } from '../events/threat-events.js';
+import { BUILTIN_FEED_IDS } from '../feeds/feed-ids.js';
+
+/*
+ * The one schema for every option of `new ThreatClient(config)`. Defaults live here and nowhere else, so the
+ * README's option tables, `threatlib-config show` and the client all agree. Objects are strict: a misspelt option
+ * is an error, not a silently ignored key. Options whose behaviour arrives with a later package or release are
+ * validated and stored now, so a configuration written today keeps working.
+ */
+
+const positiveInt = z.int().positive();
+const milliseconds = z.int().nonnegative();
+const handler = <E extends ThreatEventName>(event: E) =>
+  z.custom<ThreatEventHandler<E>>((value) => typeof value === 'function', {
+    message: `expected a function to handle "${event}"`,
+  });
+
+/** A size with a unit, such as `100MB` or `512 KiB`; parsed by `parseSize`. */
+export const sizeString = z.string().regex(/^\s*\d+(\.\d+)?\s*(b|kb|mb|gb|tb|kib|mib|gib|tib)\s*$/i, {
+  message: 'expected a size such as "100MB" (units B, KB, MB, GB, TB, KiB, MiB, GiB, TiB)',
+});
+
+/** Strategies are threshold presets for correlation; `custom` uses `thresholds`. */
+export const STRATEGIES = ['defensive', 'balanced', 'aggressive', 'custom'] as const;
+
+const thresholdsSchema = z.strictObject({
+  /** Fraction 0..1 compared with correlation confidence / 100. */
+  confidence: z.number().min(0).max(1),
+  /** Distinct sources that must say malicious or suspicious. */
+  consensus: z.int().min(1),
+  /** Risk score 1..10 at or above which an indicator is a threat. */
+  riskScore: z.number().min(1).max(10),
+  /** Multiplier applied to every feed's reliability weight. */
+  correlationWeight: z.number().positive().default(1),
+});
+
+/** Per-feed rate limit windows; any subset may be given. */
+const rateWindowsSchema = z.strictObject({
+  requestsPerSecond: z.number().positive().optional(),
+  burstSize: positiveInt.optional(),
+  requestsPerMinute: positiveInt.optional(),
+  requestsPerHour: positiveInt.optional(),
+  requestsPerDay: positiveInt.optional(),
+});
+
+const apiKeyObjectSchema = z.strictObject({
+  key: z.string({ error: 'required: the API key text' }).min(1, { error: 'must not be empty' }),
+  /** Replaces the feed's base URL (self-hosted mirrors, tests). */
+  endpoint: z.url({ error: 'expected an absolute URL' }).optional(),
+  /** Requests per minute allowed for this key (narrows the feed's default quota). */
+  rateLimit: z.number().positive().optional(),
+  /** Request timeout in ms for this feed (overrides `performance.requestTimeout`). */
+  timeout: positiveInt.optional(),
+  /** AbuseIPDB report categories that count (others are ignored). */
+  categories: z.array(z.int()).optional(),
+});
+
+const apiKeySchema = z.union([z.string().min(1, { error: 'must not be empty' }), apiKeyObjectSchema], {
+  error: 'expected an API key string or an object {key, endpoint?, rateLimit?, timeout?, categories?}',
+});
+
+const authenticationSchema = z.discriminatedUnion(
+  'type',
+  [
+    z.strictObject({
+      type: z.literal('basic'),
+      /** User name -> password hash (scrypt or argon2 PHC string). */
+      users: z.record(z.string(), z.string()).optional(),
+      realm: z.string().optional(),
+    }),
+    z.strictObject({
+      type: z.literal('jwt'),
+      secret: z.string().min(1).optional(),
+      publicKey: z.string().min(1).optional(),
+      jwksUrl: z.url().optional(),
+      issuer: z.string().optional(),
+      audience: z.union([z.string(), z.array(z.string())]).optional(),
+      algorithms: z.array(z.enum(['HS256', 'RS256', 'ES256'])).optional(),
+    }),
+    z.strictObject({
+      type: z.literal('oauth2'),
+      tokenEndpoint: z.url({ error: 'expected the token endpoint URL' }),
+      clientId: z.string({ error: 'required: the OAuth 2.0 client id' }).min(1),
+      clientSecret: z.string().optional(),
+      scopes: z.array(z.string()).default([]),
+      issuer: z.string().optional(),
+      jwksUrl: z.url().optional(),
+      introspectionEndpoint: z.url().optional(),
+    }),
+  ],
+  { error: 'expected type "basic", "oauth2" or "jwt"' },
+);
+
+const securitySchema = z.strictObject({
+  enforceHttps: z.boolean().default(true),
+  validateCertificates: z.boolean().default(true),
+  autoLock: z.boolean().default(true),
+  lockTimeout: positiveInt.default(300_000),
+  enableAuditLog: z.boolean().default(false),
+  encryption: z
+    .strictObject({
+      algorithm: z.literal('aes-256-gcm').default('aes-256-gcm'),
+      keyDerivation: z.enum(['argon2id', 'pbkdf2']).default('argon2id'),
+      /** PBKDF2 iterations (OWASP 2023 recommends 600,000 for PBKDF2-HMAC-SHA256). */
+      iterations: positiveInt.min(1000).default(600_000),
+      saltSize: positiveInt.min(16).max(1024).default(32),
+      tagSize: positiveInt.min(12).max(16).default(16),
+    })
+    .prefault({}),
+  memoryProtection: z
+    .strictObject({
+      secureErase: z.boolean().default(true),
+      preventDumps: z.boolean().default(false),
+      obfuscateKeys: z.boolean().default(false),
+    })
+    .prefault({}),
+  authentication: authenticationSchema.optional(),
+});
+
+const performanceSchema = z.strictObject({
+  maxConcurrency: z.int().min(1).max(50).default(10),
+  requestTimeout: positiveInt.default(30_000),
+  retryAttempts: z.int().min(0).max(10).default(3),
+  retryDelay: milliseconds.default(1000),
+  backoffMultiplier: z.number().min(1).default(2),
+  circuitBreaker: z
+    .strictObject({
+      failureThreshold: positiveInt.default(5),
+      resetTimeout: positiveInt.default(60_000),
+      monitoringWindow: positiveInt.default(300_000),
+    })
+    .prefault({}),
+  rateLimit: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      ...rateWindowsSchema.shape,
+      /** Windows for one feed, overriding the ones above and the feed's documented quota. */
+      perFeed: z.record(z.string(), rateWindowsSchema).default({}),
+    })
+    .prefault({}),
+});
+
+const cachingSchema = z
+  .strictObject({
+    enabled: z.boolean().default(true),
+    type: z.enum(['memory', 'kvserver', 'file']).default('memory'),
+    /** Time to live of a cached answer, in ms. */
+    ttl: positiveInt.default(3_600_000),
+    /** Items for the memory cache; a size such as `100MB` for the file cache. */
+    maxSize: z.union([positiveInt, sizeString]).optional(),
+    compression: z.boolean().default(false),
+    kvserver: z
+      .strictObject({
+        host: z.string().min(1).default('127.0.0.1'),
+        port: z.int().min(1).max(65_535).default(6379),
+        password: z.string().optional(),
+        db: z.int().min(0).default(0),
+        keyPrefix: z.string().default('threatlib:'),
+      })
+      .prefault({}),
+    filesystem: z
+      .strictObject({
+        directory: z.string().min(1).optional(),
+        maxSize: sizeString.default('100MB'),
+        cleanupInterval: positiveInt.default(3_600_000),
+      })
+      .prefault({}),
+  })
+  .superRefine((caching, ctx) => {
+    if (caching.type === 'memory' && typeof caching.maxSize === 'string') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['maxSize'],
+        message: 'the memory cache counts items: expected a whole number, not a size string',
+      });
+    }
+    if (caching.type === 'file' && typeof caching.maxSize === 'number') {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['maxSize'],
+        message: 'the file cache is bounded by bytes: expected a size string such as "100MB"',
+      });
+    }
+  });
+
+const eventsSchema = z.strictObject({
+  threatFound: handler('threatFound').optional(),
+  feedError: handler('feedError').optional(),
+  vaultLocked: handler('vaultLocked').optional(),
+  requestComplete: handler('requestComplete').optional(),
+  rateLimited: handler('rateLimited').optional(),
+  cacheEvicted: handler('cacheEvicted').optional(),
+});
+
+const browserSchema = z.strictObject({
+  corsProxy: z.url().optional(),
+  fallbackMode: z.enum(['demo', 'offline', 'error']).default('error'),
+  secureContext: z.boolean().default(true),
+});
+
+const storageSchema = z.strictObject({
+  type: z.enum(['indexeddb', 'localstorage', 'memory']).default('memory'),
+  dbName: z.string().min(1).default('threatlib'),
+  version: positiveInt.default(1),
+  encryptionKey: z.string().min(1).optional(),
+});
+
+const pwaSchema = z.strictObject({
+  enabled: z.boolean().default(false),
+  cacheStrategy: z.enum(['cache-first', 'network-first']).default('network-first'),
+  offlineData: z.boolean().default(false),
+  syncOnReconnect: z.boolean().default(true),
+});
+
+const logLevel = z.enum(['debug', 'info', 'warn', 'error']);
+
+const loggingSchema = z.strictObject({
+  enabled: z.boolean().default(true),
+  level: logLevel.default('info'),
+  format: z.enum(['json', 'text', 'structured']).default('json'),
+  filters: z
+    .strictObject({
+      excludeFeeds: z.array(z.string()).default([]),
+      includeOnly: z.array(z.string()).default([]),
+    })
+    .prefault({}),
+  transports: z
+    .strictObject({
+      file: z
+        .strictObject({
+          filename: z.string({ error: 'required: the log file path' }).min(1),
+          maxSize: sizeString.default('10MB'),
+          maxFiles: positiveInt.default(5),
+          compress: z.boolean().default(false),
+          level: logLevel.optional(),
+          filter: z
+            .custom<(line: Record<string, unknown>) => boolean>((value) => typeof value === 'function', {
+              message: 'expected a function (line) => boolean',
+            })
+            .optional(),
+        })
+        .optional(),
+      webhook: z
+        .strictObject({
+          url: z.url({ error: 'expected the webhook URL' }),
+          headers: z.record(z.string(), z.string()).default({}),
+          batchSize: positiveInt.default(100),
+          flushInterval: positiveInt.default(5000),
+        })
+        .optional(),
+      syslog: z
+        .strictObject({
+          host: z.string().min(1).default('127.0.0.1'),
+          port: z.int().min(1).max(65_535).default(514),
+          facility: z
+            .union([z.int().min(0).max(23), z.string().regex(/^(local[0-7]|user|daemon|auth|syslog)$/)])
+            .default('user'),
+          protocol: z.enum(['udp', 'tcp']).default('udp'),
+        })
+        .optional(),
+    })
+    .prefault({}),
+});
+
+const enterpriseSchema = z.strictObject({
+  siemIntegration: z
+    .strictObject({
+      enabled: z.boolean().default(false),
+      endpoint: z.url().optional(),
+      format: z.enum(['json', 'cef', 'leef']).default('json'),
+    })
+    .prefault({}),
+  streamProcessing: z
+    .strictObject({
+      enabled: z.boolean().default(false),
+      batchSize: positiveInt.default(100),
+      flushInterval: positiveInt.default(1000),
+    })
+    .prefault({}),
+  monitoring: z
+    .strictObject({
+      healthChecks: z.boolean().default(true),
+      metrics: z.boolean().default(false),
+      alerts: z
+        .strictObject({
+          email: z
+            .strictObject({
+              from: z.email(),
+              to: z.array(z.email()).min(1),
+              smtp: z.strictObject({
+                host: z.string().min(1),
+                port: z.int().min(1).max(65_535).default(587),
+                secure: z.boolean().default(false),
+                user: z.string().optional(),
+                password: z.string().optional(),
+              }),
+            })
+            .optional(),
+          webhook: z
+            .strictObject({
+              url: z.url(),
+              headers: z.record(z.string(), z.string()).default({}),
+            })
+            .optional(),
+        })
+        .prefault({}),
+    })
+    .prefault({}),
+});
+
+/** An integration's own options: its package validates them; core only requires an object. */
+const integrationOptions = z.record(z.string(), z.unknown(), { error: 'expected an object of integration options' });
+
+const integrationsSchema = z
+  .looseObject({
+    siem: integrationOptions.optional(),
+    webhooks: z
+      .looseObject({
+        incoming: integrationOptions.optional(),
+        outgoing: z.array(integrationOptions).optional(),
+      })
+      .optional(),
+    storage: z
+      .looseObject({
+        type: z.string().min(1),
+        uri: z.string().min(1).optional(),
+        database: z.string().optional(),
+      })
+      .optional(),
+    messageQueue: z
+      .looseObject({
+        type: z.enum(['rabbitmq', 'kafka']),
+        connection: z.unknown().optional(),
+        queues: z.unknown().optional(),
+      })
+      .optional(),
+  })
+  .catchall(integrationOptions);
+
+/**
+ * The schema of the client's configuration. `ThreatConfig` is what users write; `ResolvedConfig` is the same
+ * with every default filled in.
+ */
+export const ThreatConfigSchema = z
+  .strictObject({
+    sources: z
+      .array(z.enum(BUILTIN_FEED_IDS, { error: `expected one of ${BUILTIN_FEED_IDS.join(', ')}` }), {
+        error: (issue) =>
+          issue.input === undefined
+            ? `required: list the feeds to ask, from ${BUILTIN_FEED_IDS.join(', ')}`
+            : 'expected an array of feed ids',
+      })
+      .min(1, { error: 'list at least one feed' })
+      .refine((list) => new Set(list).size === list.length, { error: 'a feed is listed twice' }),
+    strategy: z.enum(STRATEGIES).default('defensive'),
+    thresholds: thresholdsSchema.optional(),
+    apiKeys: z.record(z.string(), apiKeySchema).default({}),
+    security: securitySchema.prefault({}),
+    performance: performanceSchema.prefault({}),
+    caching: cachingSchema.prefault({}),
+    events: eventsSchema.default({}),
+    browser: browserSchema.prefault({}),
+    storage: storageSchema.prefault({}),
+    pwa: pwaSchema.prefault({}),
+    logging: loggingSchema.prefault({}),
+    enterprise: enterpriseSchema.prefault({}),
+    integrations: integrationsSchema.default({}),
+  })
+  .superRefine((config, ctx) => {
+    if (config.strategy === 'custom' && !config.thresholds) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['thresholds'],
+        message: 'required when strategy is "custom": {confidence, consensus, riskScore}',
+      });
+    }
+    if (config.strategy !== 'custom' && config.thresholds) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['thresholds'],
+        message: `only used with strategy "custom" (strategy is "${config.strategy}"): set strategy to "custom" or remove thresholds`,
+      });
+    }
+  });
+
+/** A configuration as users write it: only `sources` is required. */
+export type ThreatConfig = z.input<typeof ThreatConfigSchema>;
+/** A configuration with every default filled in, as the client uses it. */
+export type ResolvedConfig = z.output<typeof ThreatConfigSchema>;
+/** The `logging` part of a resolved configuration. */
+export type LoggingConfig = ResolvedConfig['logging'];
+/** The value of one `apiKeys` entry, as users write it. */
+export type ApiKeyConfig = z.input<typeof apiKeySchema>;
+/** The resolved `performance` options. */
+export type PerformanceConfig = ResolvedConfig['performance'];
+/** A correlation strategy name. */
+export type Strategy = (typeof STRATEGIES)[number];

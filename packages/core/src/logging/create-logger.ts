@@ -1,0 +1,47 @@
+import { pino } from 'pino';
+import type { LoggingConfig } from '../config/schema.js';
+import { type Logger, silentLogger } from './logger.js';
+
+/**
+ * Paths whose values are replaced by `[redacted]` in every log line: API keys, passwords, tokens and
+ * Authorization headers, wherever they sit in the logged object.
+ */
+export const REDACTED_PATHS: readonly string[] = [
+  'key',
+  'apiKey',
+  'apiKeys',
+  'password',
+  'token',
+  'secret',
+  'authorization',
+  'headers.authorization',
+  'headers["x-apikey"]',
+  'headers["x-otx-api-key"]',
+  'headers["x-api-key"]',
+  'headers["auth-key"]',
+  'headers.key',
+  '*.key',
+  '*.apiKey',
+  '*.apiKeys',
+  '*.password',
+  '*.token',
+  '*.secret',
+  '*.authorization',
+  '*.headers.authorization',
+];
+
+/**
+ * Makes the default logger for a configuration: pino writing JSON lines to stderr (a library must leave stdout to
+ * its host), or a silent logger when `logging.enabled` is false.
+ */
+export function createLogger(logging: LoggingConfig): Logger {
+  if (!logging.enabled) return silentLogger;
+  return pino(
+    {
+      name: 'threatlib',
+      level: logging.level,
+      redact: { paths: [...REDACTED_PATHS], censor: '[redacted]' },
+    },
+    pino.destination({ dest: 2, sync: true }),
+  );
+}
