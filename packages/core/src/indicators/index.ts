@@ -1,0 +1,3 @@
+export { INDICATOR_TYPES, type Indicator, type IndicatorType, isIndicatorType } from './indicator.js';
+export { parseIndicator } from './parse-indicator.js';
+export { refang } from './refang.js';

@@ -1,0 +1,135 @@
+import { InvalidIndicatorError } from '../errors/invalid-indicator-error.js';
+import type { CheckResult } from './check-result.js';
+import { checkDomain, looksLikeDomain } from './domain.js';
+import { checkEmail, looksLikeEmail } from './email.js';
+import { checkHash, looksLikeHash } from './hash.js';
+import { INDICATOR_TYPES, type Indicator, type IndicatorType, isIndicatorType } from './indicator.js';
+import { checkIpv4, looksLikeIpv4 } from './ipv4.js';
+import { checkIpv6, looksLikeIpv6 } from './ipv6.js';
+import { refang } from './refang.js';
+import { checkUrl, looksLikeUrl } from './url.js';
+
+// Indicators come from feeds, reports and user input; anything longer is not one, and refusing early bounds the
+// work the checkers do.
+const MAX_INPUT_BYTES = 8 * 1024;
+
+interface Detector {
+  /** How the error names the kind of indicator the input was taken for. */
+  readonly name: string;
+  /** Whether the input has this kind's shape; the first detector that claims the input decides the outcome. */
+  readonly looksLike: (text: string) => boolean;
+  /** Validates and normalises input this detector claimed. */
+  readonly check: (text: string) => CheckResult;
+}
+
+// The order matters: a 32-digit hex string is a hash before it is anything else, `1.2.3.4` is an address and not a
+// domain, and `http://user@evil.com/` is a URL even though it contains an `@`.
+const DETECTORS: readonly Detector[] = [
+  { name: 'hash', looksLike: looksLikeHash, check: (text) => checkHash(text) },
+  { name: 'ipv4', looksLike: looksLikeIpv4, check: checkIpv4 },
+  { name: 'ipv6', looksLike: looksLikeIpv6, check: checkIpv6 },
+  { name: 'url', looksLike: looksLikeUrl, check: checkUrl },
+  { name: 'email', looksLike: looksLikeEmail, check: checkEmail },
+  { name: 'domain', looksLike: looksLikeDomain, check: checkDomain },
+];
+
+const CHECKS: Readonly<Record<IndicatorType, (text: string) => CheckResult>> = {
+  ipv4: checkIpv4,
+  ipv6: checkIpv6,
+  domain: checkDomain,
+  url: checkUrl,
+  md5: (text) => checkHash(text, 'md5'),
+  sha1: (text) => checkHash(text, 'sha1'),
+  sha256: (text) => checkHash(text, 'sha256'),
+  email: checkEmail,
+};
+
+/**
+ * Checks and normalises one indicator of compromise. The input is trimmed and refanged (`hxxp`, `[.]`, …), then
+ * taken as `type` when given, or else detected in this order: hash, IPv4, IPv6, URL, email, domain.
+ *
+ * @throws {@link InvalidIndicatorError} when the input is not a string, is empty or longer than 8 KiB, or is not a
+ * valid indicator (of `type`, when given); its `reason` says what was wrong.
+ *
+ * @example
+ * ```ts
+ * parseIndicator('hxxp://evil[.]com/x'); // { type: 'url', value: 'http://evil.com/x', defanged: true, … }
+ * parseIndicator('2001:DB8:0:0:0:0:0:1'); // { type: 'ipv6', value: '2001:db8::1', … }
+ * parseIndicator('evil.com', 'ipv4'); // throws: not a valid ipv4: expected four dot-separated decimal octets…
+ * ```
+ */
+export function parseIndicator(input: string, type?: IndicatorType): Indicator {
+  // Callers in plain JavaScript or with parsed JSON can pass anything; the types alone do not protect this boundary.
+  if (typeof input !== 'string') {
+    throw new InvalidIndicatorError(describeValue(input), `expected a string, got ${kindOf(input)}`);
+  }
+  if (type !== undefined && !isIndicatorType(type)) {
+    throw new InvalidIndicatorError(
+      input,
+      `unknown indicator type ${JSON.stringify(describeValue(type))} (expected one of ${INDICATOR_TYPES.join(', ')})`,
+    );
+  }
+  const trimmed = input.trim();
+  if (trimmed === '') throw new InvalidIndicatorError(input, 'is empty');
+  if (exceedsMaxBytes(trimmed)) {
+    throw new InvalidIndicatorError(input, `is longer than 8 KiB (${MAX_INPUT_BYTES} bytes of UTF-8); no indicator is`);
+  }
+
+  const text = refang(trimmed);
+  const badCharacter = describeBadCharacter(text);
+  if (badCharacter !== undefined) throw new InvalidIndicatorError(input, badCharacter);
+
+  const result = type === undefined ? detect(text) : explain(type, CHECKS[type](text));
+  if (!result.ok) throw new InvalidIndicatorError(input, result.reason);
+  return { type: result.type, value: result.value, input, defanged: text !== trimmed };
+}
+
+function detect(text: string): CheckResult {
+  for (const detector of DETECTORS) {
+    if (detector.looksLike(text)) return explain(detector.name, detector.check(text));
+  }
+  const character = [...text].find((c) => !looksLikeDomain(c)) ?? text;
+  return {
+    ok: false,
+    reason: `not recognised as a hash, IP address, URL, email address or domain name (it contains "${character}")`,
+  };
+}
+
+function explain(name: string, result: CheckResult): CheckResult {
+  return result.ok ? result : { ok: false, reason: `not a valid ${name}: ${result.reason}` };
+}
+
+function describeBadCharacter(text: string): string | undefined {
+  const whitespace = /\s/u.exec(text);
+  if (whitespace) return `contains whitespace (${codePoint(whitespace[0])}); an indicator is a single token`;
+  const control = /\p{Cc}/u.exec(text);
+  if (control) return `contains the control character ${codePoint(control[0])}`;
+  return undefined;
+}
+
+function codePoint(character: string): string {
+  return `U+${(character.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
+function exceedsMaxBytes(text: string): boolean {
+  // A UTF-16 code unit takes one to three UTF-8 bytes, so the length alone usually decides and a huge input is never
+  // copied into an encoder.
+  if (text.length > MAX_INPUT_BYTES) return true;
+  if (text.length * 3 <= MAX_INPUT_BYTES) return false;
+  return new TextEncoder().encode(text).length > MAX_INPUT_BYTES;
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value;
+}
+
+function describeValue(value: unknown): string {
+  try {
+    return String(value);
+  } catch {
+    // Objects without a prototype (Object.create(null)) cannot be turned into a string.
+    return kindOf(value);
+  }
+}
