@@ -1,0 +1,33 @@
+import type { Alert, AlertInput } from './alert.js';
+
+/** Filters and paging for {@link AlertStore.list}. */
+export interface AlertQuery {
+  /** Only alerts with at least this severity. */
+  minSeverity?: number;
+  /** Only alerts at or after this time. */
+  since?: Date;
+  /** Page size (the store caps it). */
+  limit?: number;
+  /** Opaque cursor from a previous page's `nextCursor`. */
+  cursor?: string;
+}
+
+/** One page of alerts, newest first. */
+export interface AlertPage {
+  items: Alert[];
+  /** Pass to the next `list` call to get the following page; absent on the last page. */
+  nextCursor?: string;
+}
+
+/**
+ * Where the client keeps alerts. Core ships a memory store; `@threatlib/storage` adds persistent ones. Every
+ * implementation runs core's alert store compliance suite.
+ */
+export interface AlertStore {
+  /** Validates and stores an alert; resolves once it is durable (as durable as the store can make it). */
+  add(input: AlertInput): Promise<Alert>;
+  get(id: string): Promise<Alert | undefined>;
+  list(query?: AlertQuery): Promise<AlertPage>;
+  /** Releases connections; the store is not used afterwards. */
+  close?(): Promise<void>;
+}

@@ -1,0 +1,373 @@
+import type { AlertStore } from '../alerts/alert-store.js';
+import { MemoryAlertStore } from '../alerts/memory-alert-store.js';
+import { configFromEnvironment, type Environment, processEnvironment } from '../config/environment.js';
+import { type LoadConfigOptions, loadConfig } from '../config/load-config.js';
+import { mergeConfig } from '../config/merge-config.js';
+import { parseConfig } from '../config/parse-config.js';
+import type { ResolvedConfig, ThreatConfig } from '../config/schema.js';
+import { type ConfigWarning, validateConfig } from '../config/validate-config.js';
+import { ConfigurationError } from '../errors/configuration-error.js';
+import { IntegrationError } from '../errors/integration-error.js';
+import { EventBus } from '../events/event-bus.js';
+import type { ThreatEventHandler, ThreatEventName, ThreatEvents } from '../events/threat-events.js';
+import { createHttpClient, type HttpClient } from '../http/http-client.js';
+import type {
+  Integration,
+  IntegrationClass,
+  IntegrationContext,
+  IntegrationHealth,
+  IntegrationRegistry,
+} from '../integrations/integration.js';
+import { createLogger } from '../logging/create-logger.js';
+import type { Logger } from '../logging/logger.js';
+import { checkEndpoint } from '../security/endpoint-policy.js';
+
+/** Options of the {@link ThreatClient} constructor that are not part of the configuration. */
+export interface ThreatClientOptions {
+  /**
+   * Environment variables to lay under the constructor's configuration (default `process.env`); `false` ignores
+   * the environment.
+   */
+  env?: Environment | false;
+  /** Logger to use instead of the one `logging` describes (any pino-compatible logger). */
+  logger?: Logger;
+  /** Alert store to use instead of the in-memory one. */
+  alertStore?: AlertStore;
+}
+
+/** The lifecycle state of a client. */
+export type ClientState = 'idle' | 'starting' | 'running' | 'stopping';
+
+interface RegisteredIntegration {
+  name: string;
+  instance: Integration;
+  started: boolean;
+}
+
+/** Health of one registered integration, as `client.integrationHealth()` reports it. */
+export interface IntegrationHealthReport extends IntegrationHealth {
+  name: string;
+}
+
+/**
+ * The threatlib client: holds the validated configuration, the event bus, the integrations and the shared HTTP
+ * connection pool.
+ *
+ * Configuration precedence, lowest first: schema defaults, a config file profile (`loadConfig`), environment
+ * variables, the object passed here.
+ *
+ * @example
+ * ```ts
+ * const client = new ThreatClient({ sources: ['feed_urls', 'feed_otx'], apiKeys: { feed_otx: process.env.OTX } });
+ * client.on('threatFound', (threat) => console.log(threat.indicator, threat.severity));
+ * await client.start();
+ * // ...
+ * await client.stop();
+ * ```
+ */
+export class ThreatClient {
+  /** The configuration in force, every default filled in. */
+  readonly config: ResolvedConfig;
+  /** Warnings the configuration deserved (also logged at construction). */
+  readonly warnings: readonly ConfigWarning[];
+  /** The client's logger. */
+  readonly logger: Logger;
+  /** Where alerts are kept. */
+  readonly alerts: AlertStore;
+  /** The client's event bus; `on`, `once` and `off` are shortcuts to it. */
+  readonly events: EventBus<ThreatEvents>;
+
+  readonly #integrations = new Map<string, RegisteredIntegration>();
+  #http: HttpClient | undefined;
+  #state: ClientState = 'idle';
+  #concurrency: number;
+
+  /**
+   * @throws {ConfigurationError} `Configuration invalid: <path>: <reason>; ...` when the configuration (or a
+   *   threatlib environment variable) is invalid.
+   */
+  constructor(config: ThreatConfig, options: ThreatClientOptions = {}) {
+    if (typeof config !== 'object' || config === null || Array.isArray(config)) {
+      throw new ConfigurationError([{ path: '(root)', message: 'expected a configuration object' }]);
+    }
+    const env = options.env === false ? {} : (options.env ?? processEnvironment());
+    const input = mergeConfig<ThreatConfig>(configFromEnvironment(env, config), config);
+    this.config = parseConfig(input);
+    this.logger = options.logger ?? createLogger(this.config.logging);
+    this.warnings = validateConfig(input);
+    for (const warning of this.warnings) {
+      this.logger.warn({ code: warning.code, path: warning.path }, warning.message);
+    }
+    this.events = new EventBus<ThreatEvents>(this.logger);
+    for (const [event, handler] of Object.entries(this.config.events)) {
+      if (handler) this.events.on(event as ThreatEventName, handler as ThreatEventHandler<ThreatEventName>);
+    }
+    this.alerts = options.alertStore ?? new MemoryAlertStore();
+    this.#concurrency = this.config.performance.maxConcurrency;
+  }
+
+  /**
+   * Reads a profile from `threatlib.config.js` (see `loadConfig`), lays the environment over it and makes a client.
+   */
+  static async fromConfigFile(options: LoadConfigOptions = {}, clientOptions: ThreatClientOptions = {}) {
+    const env = clientOptions.env === false ? {} : clientOptions.env;
+    const config = await loadConfig({ ...options, ...(env ? { env } : {}) });
+    return new ThreatClient(config, clientOptions);
+  }
+
+  /** Where the client is in its lifecycle. */
+  get state(): ClientState {
+    return this.#state;
+  }
+
+  /** How many feed requests may run at once (see {@link updateConcurrency}). */
+  get concurrency(): number {
+    return this.#concurrency;
+  }
+
+  /** The client's pooled HTTP client, opened on first use and closed by `stop()`. */
+  get http(): HttpClient {
+    if (!this.#http) {
+      if (!this.config.security.validateCertificates) {
+        this.logger.warn(
+          { path: 'security.validateCertificates' },
+          'TLS certificate verification is off for this client: anyone on the network path can impersonate a feed',
+        );
+      }
+      this.#http = createHttpClient({ validateCertificates: this.config.security.validateCertificates });
+    }
+    return this.#http;
+  }
+
+  /** Calls `handler` every time `event` is emitted. Handlers may be async; their failures are logged. */
+  on<E extends ThreatEventName>(event: E, handler: (...args: ThreatEvents[E]) => unknown): this {
+    this.events.on(event, handler);
+    return this;
+  }
+
+  /** Calls `handler` the next time `event` is emitted. */
+  once<E extends ThreatEventName>(event: E, handler: (...args: ThreatEvents[E]) => unknown): this {
+    this.events.once(event, handler);
+    return this;
+  }
+
+  /** Removes a handler added with `on` or `once`. */
+  off<E extends ThreatEventName>(event: E, handler: (...args: ThreatEvents[E]) => unknown): this {
+    this.events.off(event, handler);
+    return this;
+  }
+
+  /**
+   * Changes how many feed requests may run at once. Work already queued is kept and runs under the new limit.
+   *
+   * @throws {ConfigurationError} unless `n` is a whole number from 1 to 50.
+   */
+  updateConcurrency(n: number): void {
+    if (!Number.isInteger(n) || n < 1 || n > 50) {
+      throw new ConfigurationError([
+        { path: 'performance.maxConcurrency', message: `expected a whole number from 1 to 50, got ${String(n)}` },
+      ]);
+    }
+    this.#concurrency = n;
+    this.logger.info({ maxConcurrency: n }, 'concurrency updated');
+  }
+
+  /**
+   * Registers an integration under `name` and instantiates it with `options` (default:
+   * `config.integrations[name]`) and a context giving it the client's logger, events and HTTP pool.
+   *
+   * @throws {IntegrationError} when the class lacks `sendAlert` or `enrichIndicator`, the name is taken, the
+   *   client is already running, or the constructor throws.
+   */
+  registerIntegration<K extends keyof IntegrationRegistry>(
+    name: K,
+    integration: IntegrationClass<never, IntegrationRegistry[K] & Integration>,
+    options?: unknown,
+  ): IntegrationRegistry[K];
+  registerIntegration<I extends Integration>(
+    name: string,
+    integration: IntegrationClass<never, I>,
+    options?: unknown,
+  ): I;
+  registerIntegration(name: string, integration: IntegrationClass<never>, options?: unknown): Integration {
+    if (typeof name !== 'string' || !/^[a-z][a-z0-9_-]{0,63}$/i.test(name)) {
+      throw new IntegrationError(
+        String(name),
+        'register',
+        `Integration name ${JSON.stringify(name)} is invalid: use letters, digits, "-" or "_", starting with a letter`,
+      );
+    }
+    if (this.#integrations.has(name)) {
+      throw new IntegrationError(name, 'register', `Integration "${name}" is already registered`);
+    }
+    if (this.#state !== 'idle') {
+      throw new IntegrationError(
+        name,
+        'register',
+        `Integration "${name}" cannot be registered while the client is ${this.#state}; register before start()`,
+      );
+    }
+    if (typeof integration !== 'function') {
+      throw new IntegrationError(name, 'register', `Integration "${name}" must be a class, got ${typeof integration}`);
+    }
+    const missing = ['sendAlert', 'enrichIndicator'].filter(
+      (method) => typeof (integration.prototype as Record<string, unknown> | undefined)?.[method] !== 'function',
+    );
+    if (missing.length > 0) {
+      throw new IntegrationError(
+        name,
+        'register',
+        `Integration "${name}" does not implement the Integration contract: missing ${missing.join(' and ')}`,
+      );
+    }
+    const resolvedOptions = options ?? (this.config.integrations as Record<string, unknown>)[name] ?? {};
+    let instance: Integration;
+    try {
+      instance = new integration(resolvedOptions as never, this.#contextFor(name));
+    } catch (error) {
+      throw new IntegrationError(
+        name,
+        'register',
+        `Integration "${name}" could not be created: ${(error as Error).message}`,
+        {
+          cause: error,
+        },
+      );
+    }
+    if (instance.specificationVersion !== undefined && instance.specificationVersion !== 'v1') {
+      throw new IntegrationError(
+        name,
+        'register',
+        `Integration "${name}" implements contract ${String(instance.specificationVersion)}; this core supports v1`,
+      );
+    }
+    this.#integrations.set(name, { name, instance, started: false });
+    return instance;
+  }
+
+  /** The integration registered under `name`, typed by the registry. */
+  integration<K extends keyof IntegrationRegistry>(name: K): IntegrationRegistry[K] | undefined;
+  integration(name: string): Integration | undefined;
+  integration(name: string): Integration | undefined {
+    return this.#integrations.get(name)?.instance;
+  }
+
+  /** Names of the registered integrations, in registration order. */
+  get integrationNames(): string[] {
+    return [...this.#integrations.keys()];
+  }
+
+  /**
+   * Starts every registered integration, in registration order. If one fails, those already started are stopped
+   * (in reverse order) and the promise rejects with an {@link IntegrationError} naming the one that failed.
+   */
+  async start(): Promise<void> {
+    if (this.#state === 'running') return;
+    if (this.#state !== 'idle') throw new Error(`ThreatClient cannot start while ${this.#state}`);
+    this.#state = 'starting';
+    const started: RegisteredIntegration[] = [];
+    for (const entry of this.#integrations.values()) {
+      try {
+        await entry.instance.start?.();
+        entry.started = true;
+        started.push(entry);
+      } catch (error) {
+        this.logger.error({ integration: entry.name, err: error }, `integration "${entry.name}" failed to start`);
+        await this.#stopEntries(started.reverse());
+        await this.#closeResources();
+        this.#state = 'idle';
+        throw new IntegrationError(
+          entry.name,
+          'start',
+          `Integration "${entry.name}" failed to start: ${(error as Error)?.message ?? String(error)}`,
+          { cause: error },
+        );
+      }
+    }
+    this.#state = 'running';
+    this.logger.info({ integrations: started.map((e) => e.name) }, 'threatlib client started');
+  }
+
+  /**
+   * Stops every started integration (in reverse order) and closes the client's sockets and timers. Every
+   * integration is asked to stop even if one fails; the failures are then reported together.
+   */
+  async stop(): Promise<void> {
+    if (this.#state === 'stopping') return;
+    this.#state = 'stopping';
+    const entries = [...this.#integrations.values()].filter((e) => e.started).reverse();
+    const failures = await this.#stopEntries(entries);
+    await this.#closeResources();
+    this.#state = 'idle';
+    if (failures.length > 0) {
+      const names = failures.map((f) => f.name);
+      throw new IntegrationError(
+        names.join(', '),
+        'stop',
+        `Integration${names.length > 1 ? 's' : ''} ${names.map((n) => `"${n}"`).join(', ')} failed to stop cleanly: ${failures
+          .map((f) => (f.error as Error)?.message ?? String(f.error))
+          .join('; ')}`,
+        { cause: failures.length === 1 ? failures[0]?.error : new AggregateError(failures.map((f) => f.error)) },
+      );
+    }
+  }
+
+  /** Each registered integration's health (an integration without `health()` reports healthy when started). */
+  async integrationHealth(): Promise<IntegrationHealthReport[]> {
+    const reports: IntegrationHealthReport[] = [];
+    for (const entry of this.#integrations.values()) {
+      try {
+        const health = (await entry.instance.health?.()) ?? {
+          healthy: entry.started,
+          detail: entry.started ? 'started' : 'not started',
+        };
+        reports.push({ ...health, name: entry.name });
+      } catch (error) {
+        reports.push({ name: entry.name, healthy: false, detail: (error as Error)?.message ?? String(error) });
+      }
+    }
+    return reports;
+  }
+
+  async #stopEntries(entries: RegisteredIntegration[]): Promise<Array<{ name: string; error: unknown }>> {
+    const failures: Array<{ name: string; error: unknown }> = [];
+    for (const entry of entries) {
+      try {
+        await entry.instance.stop?.();
+      } catch (error) {
+        failures.push({ name: entry.name, error });
+        this.logger.error({ integration: entry.name, err: error }, `integration "${entry.name}" failed to stop`);
+      } finally {
+        entry.started = false;
+      }
+    }
+    return failures;
+  }
+
+  async #closeResources(): Promise<void> {
+    const http = this.#http;
+    this.#http = undefined;
+    await http?.close();
+  }
+
+  #contextFor(name: string): IntegrationContext {
+    const client = this;
+    return {
+      name,
+      client: {
+        get config() {
+          return client.config;
+        },
+        get alerts() {
+          return client.alerts;
+        },
+      },
+      logger: this.logger,
+      events: this.events,
+      get http() {
+        return client.http;
+      },
+      checkEndpoint: (url, what) => checkEndpoint(url, what, this.config.security),
+    };
+  }
+}

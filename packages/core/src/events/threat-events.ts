@@ -1,0 +1,46 @@
+/** The payload of `threatFound`: an indicator the client concluded is a threat. */
+export interface ThreatFoundEvent {
+  /** The normalised indicator. */
+  indicator: string;
+  /** How severe, 1 (lowest) to 10; equal to the correlation's risk score. */
+  severity: number;
+  /** Further detail, such as the correlation that concluded it. */
+  [detail: string]: unknown;
+}
+
+/** The error passed to `feedError`: what went wrong with a feed, with context that never holds a secret. */
+export interface FeedErrorEvent {
+  /** What went wrong, in words. */
+  message: string;
+  /** Structured detail: HTTP status, indicator, attempt, error code. */
+  context: Record<string, unknown>;
+}
+
+/**
+ * Every event the client emits, with the arguments each handler receives.
+ *
+ * @example
+ * ```ts
+ * client.on('threatFound', (threat) => console.log(threat.indicator, threat.severity));
+ * ```
+ */
+export interface ThreatEvents {
+  /** A scout or correlation concluded that an indicator is a threat. */
+  threatFound: [threat: ThreatFoundEvent];
+  /** A feed failed (invalid key, network fault, bad response). */
+  feedError: [error: FeedErrorEvent, feed: string];
+  /** The vault locked itself or was locked. */
+  vaultLocked: [];
+  /** A feed request finished (whatever its outcome), after `duration` milliseconds. */
+  requestComplete: [duration: number, feed: string];
+  /** A feed told us to slow down, or our own quota for it is exhausted. */
+  rateLimited: [feed: string];
+  /** The cache dropped one or more entries to stay within its size. */
+  cacheEvicted: [];
+}
+
+/** Name of an event the client emits. */
+export type ThreatEventName = keyof ThreatEvents;
+
+/** A handler for event `E`; it may be async. */
+export type ThreatEventHandler<E extends ThreatEventName> = (...args: ThreatEvents[E]) => unknown;

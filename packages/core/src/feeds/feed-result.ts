@@ -1,0 +1,51 @@
+import type { IndicatorType } from '../indicators/index.js';
+
+/** How a feed's lookup ended. Only `ok` and `not_found` are answers; every other status is a failure to answer. */
+export const FEED_STATUSES = [
+  'ok',
+  'not_found',
+  'unsupported',
+  'not_configured',
+  'auth_error',
+  'rate_limited',
+  'timeout',
+  'circuit_open',
+  'error',
+] as const;
+
+/** How a feed's lookup ended. */
+export type FeedStatus = (typeof FEED_STATUSES)[number];
+
+/** What a feed concluded about an indicator. `unknown` whenever it did not answer. */
+export type FeedVerdict = 'malicious' | 'suspicious' | 'clean' | 'unknown';
+
+/** One feed's normalised answer about one indicator. */
+export interface FeedResult {
+  /** Feed id (`feed_otx`, `list:ipsum`). */
+  feed: string;
+  /** The normalised indicator. */
+  indicator: string;
+  type: IndicatorType;
+  status: FeedStatus;
+  verdict: FeedVerdict;
+  /** 0..1, how malicious the feed thinks it is (0 when it did not answer). */
+  score: number;
+  categories: string[];
+  tags: string[];
+  malwareFamilies: string[];
+  /** ISO 8601. */
+  firstSeen?: string;
+  /** ISO 8601. */
+  lastSeen?: string;
+  /** Links a person can follow to check the answer. */
+  references: string[];
+  /** Short human-readable reasons for the verdict, or for the failure. */
+  evidence: string[];
+  durationMs: number;
+  /** Whether the answer came from the cache. */
+  cached: boolean;
+  /** The feed's response body, only when the caller asked for raw output. */
+  raw?: unknown;
+  /** For failures: what went wrong (never a key). */
+  error?: { message: string; statusCode?: number; retryAfterMs?: number };
+}

@@ -1,0 +1,69 @@
+export type { Alert, AlertInput } from './alerts/alert.js';
+export { AlertInputSchema } from './alerts/alert.js';
+export type { AlertPage, AlertQuery, AlertStore } from './alerts/alert-store.js';
+export { MemoryAlertStore, normaliseAlert } from './alerts/memory-alert-store.js';
+export type { CacheEntry, CacheStore } from './cache/cache-store.js';
+export {
+  type ClientState,
+  type IntegrationHealthReport,
+  ThreatClient,
+  type ThreatClientOptions,
+} from './client/threat-client.js';
+export {
+  apiKeyVariable,
+  configFromEnvironment,
+  ENVIRONMENT_VARIABLES,
+  type Environment,
+} from './config/environment.js';
+export { type FeedReadiness, feedReadiness, redactConfig } from './config/feed-readiness.js';
+export { CONFIG_FILE_NAMES, type LoadConfigOptions, loadConfig } from './config/load-config.js';
+export { mergeConfig } from './config/merge-config.js';
+export { parseConfig } from './config/parse-config.js';
+export {
+  type ApiKeyConfig,
+  type LoggingConfig,
+  type PerformanceConfig,
+  type ResolvedConfig,
+  STRATEGIES,
+  type Strategy,
+  type ThreatConfig,
+  ThreatConfigSchema,
+} from './config/schema.js';
+export { type ConfigWarning, validateConfig } from './config/validate-config.js';
+export { ConfigurationError, type ConfigurationIssue } from './errors/configuration-error.js';
+export { InsecureEndpointError } from './errors/insecure-endpoint-error.js';
+export { IntegrationError, type IntegrationPhase } from './errors/integration-error.js';
+export { InvalidIndicatorError } from './errors/invalid-indicator-error.js';
+export { ThreatlibError, type ThreatlibErrorOptions } from './errors/threatlib-error.js';
+export { ValidationError } from './errors/validation-error.js';
+export { EventBus } from './events/event-bus.js';
+export type {
+  FeedErrorEvent,
+  ThreatEventHandler,
+  ThreatEventName,
+  ThreatEvents,
+  ThreatFoundEvent,
+} from './events/threat-events.js';
+export type { Feed, FeedLookupContext, FeedLookupResult } from './feeds/feed.js';
+export { BUILTIN_FEED_IDS, BUILTIN_FEEDS, type BuiltinFeedId, isBuiltinFeedId } from './feeds/feed-ids.js';
+export { FEED_STATUSES, type FeedResult, type FeedStatus, type FeedVerdict } from './feeds/feed-result.js';
+export {
+  createHttpClient,
+  type HttpClient,
+  type HttpClientOptions,
+  type HttpRequest,
+  type HttpResponse,
+} from './http/http-client.js';
+export { HttpError, type HttpFailureKind } from './http/http-error.js';
+export * from './indicators/index.js';
+export type {
+  Integration,
+  IntegrationClass,
+  IntegrationClient,
+  IntegrationContext,
+  IntegrationHealth,
+  IntegrationRegistry,
+} from './integrations/integration.js';
+export { createLogger, REDACTED_PATHS } from './logging/create-logger.js';
+export { type Logger, silentLogger } from './logging/logger.js';
+export { checkEndpoint } from './security/endpoint-policy.js';

@@ -1,0 +1,79 @@
+import type { Alert } from '../alerts/alert.js';
+import type { AlertStore } from '../alerts/alert-store.js';
+import type { ResolvedConfig } from '../config/schema.js';
+import type { EventBus } from '../events/event-bus.js';
+import type { ThreatEvents } from '../events/threat-events.js';
+import type { HttpClient } from '../http/http-client.js';
+import type { Indicator } from '../indicators/index.js';
+import type { Logger } from '../logging/logger.js';
+
+/** An integration's own report of whether it can do its work. */
+export interface IntegrationHealth {
+  healthy: boolean;
+  /** Short human-readable detail (`connected to amqp://127.0.0.1:5672`, `3 messages buffered`). */
+  detail?: string;
+  [extra: string]: unknown;
+}
+
+/**
+ * The contract every integration implements: a SIEM connector, a webhook sender, a queue processor, a storage back
+ * end, a third party's plugin. `sendAlert` and `enrichIndicator` are required; lifecycle methods are optional.
+ */
+export interface Integration {
+  /** Version of this contract the integration was written against; absent means `v1`. */
+  readonly specificationVersion?: 'v1';
+  /** Connects, opens sockets, starts timers. Called by `client.start()`. */
+  start?(): Promise<void> | void;
+  /** Releases every socket and timer it holds. Called by `client.stop()`. */
+  stop?(): Promise<void> | void;
+  health?(): Promise<IntegrationHealth> | IntegrationHealth;
+  /** Delivers an alert to the system the integration talks to; resolves with that system's answer. */
+  sendAlert(alert: Alert): Promise<unknown>;
+  /** Adds what the integration knows about an indicator (or resolves undefined when it knows nothing). */
+  enrichIndicator(indicator: Indicator): Promise<unknown>;
+}
+
+/** The part of the client an integration may use. */
+export interface IntegrationClient {
+  readonly config: ResolvedConfig;
+  /** The client's alert store (memory unless a storage integration replaced it). */
+  readonly alerts: AlertStore;
+}
+
+/** What an integration receives when the client instantiates it. */
+export interface IntegrationContext {
+  /** The name it was registered under. */
+  name: string;
+  client: IntegrationClient;
+  /** The client's logger (secrets redacted). */
+  logger: Logger;
+  /** The client's event bus: listen to `threatFound`, `feedError`… */
+  events: EventBus<ThreatEvents>;
+  /** The client's pooled HTTP client; closed by `client.stop()`, so use it rather than a global agent. */
+  http: HttpClient;
+  /**
+   * Refuses a URL the security options forbid (plain HTTP while `security.enforceHttps` is on). Call it on every
+   * endpoint from options before using it.
+   */
+  checkEndpoint(url: string, what: string): URL;
+}
+
+/** A class implementing {@link Integration}, instantiated by `registerIntegration` with its options and context. */
+export type IntegrationClass<Options = unknown, I extends Integration = Integration> = new (
+  options: Options,
+  context: IntegrationContext,
+) => I;
+
+/**
+ * Names integrations register under, and the type each one has. Empty in core: each integration package adds its
+ * entry by declaration merging, so `client.integration('queue')` is typed.
+ *
+ * @example
+ * ```ts
+ * declare module '@threatlib/core' {
+ *   interface IntegrationRegistry { queue: MessageQueueProcessor }
+ * }
+ * ```
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging in integration packages.
+export interface IntegrationRegistry {}
