@@ -1,6 +1,13 @@
+import { fileURLToPath } from 'node:url';
 import { defineProject } from 'vitest/config';
 
 export default defineProject({
+  resolve: {
+    // Tests use the emulator's source, so it needs no build step of its own while core is being worked on.
+    alias: {
+      '@threatlib/feed-emulator': fileURLToPath(new URL('../feed-emulator/src/index.ts', import.meta.url)),
+    },
+  },
   test: {
     name: 'core',
     include: ['src/**/*.test.ts', 'examples/**/*.test.ts'],
