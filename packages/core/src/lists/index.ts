@@ -1,0 +1,35 @@
+export { builtinWarninglists } from './builtin-warninglists.js';
+export { type CsvRow, readCsv } from './csv-reader.js';
+export {
+  IndicatorMatcher,
+  type MatcherHit,
+  type MatcherRule,
+  type MatcherStats,
+  type MatchKind,
+} from './indicator-matcher.js';
+export { type IpRange, type IpRangeResult, parseIpRange } from './ip-range.js';
+export { ListLoadError } from './list-load-error.js';
+export {
+  LOCAL_LIST_FORMATS,
+  LocalList,
+  type LocalListContents,
+  type LocalListFormat,
+  type LocalListMatch,
+  type LocalListOptions,
+  type LocalListVerdict,
+  loadLocalList,
+  parseLocalList,
+} from './local-list.js';
+export { type AttributeTypeMapping, indicatorTypesForAttributes } from './misp-attribute-types.js';
+export { compileMispWarninglist, loadMispWarninglist } from './misp-warninglist.js';
+export { compilePcreRegex, type PcreResult } from './pcre-regex.js';
+export {
+  MISP_LIST_TYPES,
+  type MispListType,
+  type SkippedEntry,
+  Warninglist,
+  type WarninglistDefinition,
+  type WarninglistMatch,
+  type WarninglistTag,
+} from './warninglist.js';
+export { type WarninglistConfig, WarninglistSet } from './warninglist-set.js';
