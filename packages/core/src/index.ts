@@ -5,6 +5,7 @@ export { MemoryAlertStore, normaliseAlert } from './alerts/memory-alert-store.js
 export type { CacheEntry, CacheStore } from './cache/cache-store.js';
 export {
   type ClientState,
+  type CorrelationResult,
   type IntegrationHealthReport,
   ThreatClient,
   type ThreatClientOptions,
@@ -30,6 +31,19 @@ export {
   ThreatConfigSchema,
 } from './config/schema.js';
 export { type ConfigWarning, validateConfig } from './config/validate-config.js';
+export {
+  type Contribution,
+  type Correlation,
+  type CorrelationInput,
+  correlateResults,
+} from './correlation/correlate.js';
+export {
+  DEFAULT_FEED_WEIGHT,
+  DEFAULT_LIST_WEIGHT,
+  DEFAULT_SOURCE_WEIGHTS,
+  STRATEGY_THRESHOLDS,
+  type Thresholds,
+} from './correlation/strategies.js';
 export { ConfigurationError, type ConfigurationIssue } from './errors/configuration-error.js';
 export { InsecureEndpointError } from './errors/insecure-endpoint-error.js';
 export { IntegrationError, type IntegrationPhase } from './errors/integration-error.js';
@@ -44,9 +58,25 @@ export type {
   ThreatEvents,
   ThreatFoundEvent,
 } from './events/threat-events.js';
+export { abuseipdbFeed } from './feeds/abuseipdb.js';
+export { BUILTIN_FEED_LIST } from './feeds/builtin-feeds.js';
+export { crowdsecFeed } from './feeds/crowdsec.js';
 export type { Feed, FeedLookupContext, FeedLookupResult } from './feeds/feed.js';
 export { BUILTIN_FEED_IDS, BUILTIN_FEEDS, type BuiltinFeedId, isBuiltinFeedId } from './feeds/feed-ids.js';
+export { assertFeed, FeedRegistry } from './feeds/feed-registry.js';
+export {
+  type AnswerFields,
+  answer,
+  failure,
+  failureFromResponse,
+  type Parsed,
+  parseBody,
+  retryAfter,
+} from './feeds/feed-response.js';
 export { FEED_STATUSES, type FeedResult, type FeedStatus, type FeedVerdict } from './feeds/feed-result.js';
+export { otxFeed } from './feeds/otx.js';
+export { urlhausFeed } from './feeds/urlhaus.js';
+export { virustotalFeed } from './feeds/virustotal.js';
 export {
   createHttpClient,
   type HttpClient,
@@ -64,6 +94,10 @@ export type {
   IntegrationHealth,
   IntegrationRegistry,
 } from './integrations/integration.js';
+export * from './lists/index.js';
 export { createLogger, REDACTED_PATHS } from './logging/create-logger.js';
 export { type Logger, silentLogger } from './logging/logger.js';
+export { ConcurrencyLimiter } from './scheduler/concurrency-limiter.js';
+export type { LocalSource, Prefilter, ScoutOptions, ScoutResult, WarninglistHit } from './scout/scout-engine.js';
+export type { ScoutManyItem, ScoutManyOptions, ScoutProgress } from './scout/scout-many.js';
 export { checkEndpoint } from './security/endpoint-policy.js';

@@ -6,11 +6,16 @@ import { mergeConfig } from '../config/merge-config.js';
 import { parseConfig } from '../config/parse-config.js';
 import type { ResolvedConfig, ThreatConfig } from '../config/schema.js';
 import { type ConfigWarning, validateConfig } from '../config/validate-config.js';
+import type { Correlation } from '../correlation/correlate.js';
 import { ConfigurationError } from '../errors/configuration-error.js';
 import { IntegrationError } from '../errors/integration-error.js';
 import { EventBus } from '../events/event-bus.js';
 import type { ThreatEventHandler, ThreatEventName, ThreatEvents } from '../events/threat-events.js';
+import { BUILTIN_FEED_LIST } from '../feeds/builtin-feeds.js';
+import type { Feed } from '../feeds/feed.js';
+import { FeedRegistry } from '../feeds/feed-registry.js';
 import { createHttpClient, type HttpClient } from '../http/http-client.js';
+import type { IndicatorType } from '../indicators/index.js';
 import type {
   Integration,
   IntegrationClass,
@@ -20,6 +25,16 @@ import type {
 } from '../integrations/integration.js';
 import { createLogger } from '../logging/create-logger.js';
 import type { Logger } from '../logging/logger.js';
+import { ConcurrencyLimiter } from '../scheduler/concurrency-limiter.js';
+import { prepareLists } from '../scout/prepare-lists.js';
+import {
+  type LocalSource,
+  type Prefilter,
+  ScoutEngine,
+  type ScoutOptions,
+  type ScoutResult,
+} from '../scout/scout-engine.js';
+import { type ScoutManyItem, type ScoutManyOptions, streamScouts } from '../scout/scout-many.js';
 import { checkEndpoint } from '../security/endpoint-policy.js';
 
 /** Options of the {@link ThreatClient} constructor that are not part of the configuration. */
@@ -33,6 +48,16 @@ export interface ThreatClientOptions {
   logger?: Logger;
   /** Alert store to use instead of the in-memory one. */
   alertStore?: AlertStore;
+  /** Clock for timestamps and recency (default `Date.now`); tests inject a fixed one. */
+  now?: () => number;
+}
+
+/** A correlation together with the feed results it was computed from. */
+export interface CorrelationResult extends Correlation {
+  results: ScoutResult['results'];
+  /** ISO 8601. */
+  startedAt: string;
+  durationMs: number;
 }
 
 /** The lifecycle state of a client. */
@@ -78,9 +103,14 @@ export class ThreatClient {
   readonly events: EventBus<ThreatEvents>;
 
   readonly #integrations = new Map<string, RegisteredIntegration>();
+  readonly #feeds = new FeedRegistry(BUILTIN_FEED_LIST);
+  readonly #registeredSources: string[] = [];
+  readonly #limiter: ConcurrencyLimiter;
+  readonly #engine: ScoutEngine;
+  readonly #now: () => number;
+  #prepared: Promise<{ prefilter: Prefilter; lists: LocalSource[] }> | undefined;
   #http: HttpClient | undefined;
   #state: ClientState = 'idle';
-  #concurrency: number;
 
   /**
    * @throws {ConfigurationError} `Configuration invalid: <path>: <reason>; ...` when the configuration (or a
@@ -103,7 +133,30 @@ export class ThreatClient {
       if (handler) this.events.on(event as ThreatEventName, handler as ThreatEventHandler<ThreatEventName>);
     }
     this.alerts = options.alertStore ?? new MemoryAlertStore();
-    this.#concurrency = this.config.performance.maxConcurrency;
+    this.#now = options.now ?? Date.now;
+    this.#limiter = new ConcurrencyLimiter(this.config.performance.maxConcurrency);
+    // Refuse an insecure feed endpoint now rather than at the first lookup.
+    for (const [feed, entry] of Object.entries(this.config.apiKeys)) {
+      if (typeof entry === 'object' && entry.endpoint)
+        checkEndpoint(entry.endpoint, `apiKeys.${feed}.endpoint`, this.config.security);
+    }
+    const client = this;
+    this.#engine = new ScoutEngine({
+      config: this.config,
+      get http() {
+        return client.http;
+      },
+      logger: this.logger,
+      events: this.events,
+      limiter: this.#limiter,
+      sources: () => this.#activeFeeds(),
+      prepared: () => this.#prepare(),
+      keyFor: async (feed) => {
+        const entry = this.config.apiKeys[feed];
+        return typeof entry === 'string' ? entry : entry?.key;
+      },
+      now: this.#now,
+    });
   }
 
   /**
@@ -122,7 +175,72 @@ export class ThreatClient {
 
   /** How many feed requests may run at once (see {@link updateConcurrency}). */
   get concurrency(): number {
-    return this.#concurrency;
+    return this.#limiter.limit;
+  }
+
+  /** Ids of the feeds a scout asks, in order: `sources`, then feeds added with {@link registerFeed}. */
+  get sources(): string[] {
+    return this.#activeFeeds().map((feed) => feed.id);
+  }
+
+  /**
+   * Adds a third-party feed through the same contract as the built-in ones; it is asked by every later scout.
+   *
+   * @throws {ConfigurationError} naming what is wrong when `feed` does not implement {@link Feed}, or its id is
+   *   taken.
+   */
+  registerFeed(feed: Feed): void {
+    this.#feeds.add(feed);
+    this.#registeredSources.push(feed.id);
+  }
+
+  /**
+   * Asks every configured source that supports the indicator's type, concurrently within `maxConcurrency`, and
+   * returns what each said. A warninglisted indicator is answered clean with no feed asked. Fires `threatFound`
+   * once if the correlation of the answers concludes a threat.
+   *
+   * @throws {InvalidIndicatorError} when `indicator` is not a valid indicator.
+   */
+  async scout(indicator: string, options: ScoutOptions = {}): Promise<ScoutResult> {
+    const { scout, correlation } = await this.#engine.run(indicator, options);
+    this.#announce(correlation);
+    return scout;
+  }
+
+  /**
+   * Scouts the indicator and combines the answers into one explainable verdict (see the README for the formula).
+   * Fires `threatFound` once when it concludes a threat, with `severity` = the risk score.
+   *
+   * @throws {InvalidIndicatorError} when `indicator` is not a valid indicator.
+   */
+  async correlate(indicator: string, options: ScoutOptions = {}): Promise<CorrelationResult> {
+    const { scout, correlation } = await this.#engine.run(indicator, options);
+    this.#announce(correlation);
+    return { ...correlation, results: scout.results, startedAt: scout.startedAt, durationMs: scout.durationMs };
+  }
+
+  /**
+   * Scouts every input of a (possibly endless, possibly async) sequence and yields each outcome as it completes,
+   * with backpressure: inputs are pulled only as results are consumed, so memory stays bounded. Invalid inputs
+   * yield `ok: false` with the reason; the run goes on.
+   *
+   * @example
+   * ```ts
+   * for await (const item of client.scoutMany(readLines('iocs.txt'), { onProgress: (p) => bar.update(p.completed) })) {
+   *   if (item.ok) console.log(item.result.indicator, item.result.results.length);
+   * }
+   * ```
+   */
+  scoutMany(
+    inputs: Iterable<string> | AsyncIterable<string>,
+    options: ScoutManyOptions & { type?: IndicatorType; includeRaw?: boolean } = {},
+  ): AsyncGenerator<ScoutManyItem<ScoutResult>, void, undefined> {
+    const { onProgress, window, signal, ...scoutOptions } = options;
+    return streamScouts(inputs, (input) => this.scout(input, { ...scoutOptions, ...(signal ? { signal } : {}) }), {
+      window: window ?? this.concurrency * 2,
+      ...(onProgress ? { onProgress } : {}),
+      ...(signal ? { signal } : {}),
+    });
   }
 
   /** The client's pooled HTTP client, opened on first use and closed by `stop()`. */
@@ -168,7 +286,7 @@ export class ThreatClient {
         { path: 'performance.maxConcurrency', message: `expected a whole number from 1 to 50, got ${String(n)}` },
       ]);
     }
-    this.#concurrency = n;
+    this.#limiter.setLimit(n);
     this.logger.info({ maxConcurrency: n }, 'concurrency updated');
   }
 
@@ -265,6 +383,13 @@ export class ThreatClient {
     if (this.#state === 'running') return;
     if (this.#state !== 'idle') throw new Error(`ThreatClient cannot start while ${this.#state}`);
     this.#state = 'starting';
+    try {
+      // Load warninglists and local lists now, so a bad list file fails start() rather than the first scout.
+      await this.#prepare();
+    } catch (error) {
+      this.#state = 'idle';
+      throw error;
+    }
     const started: RegisteredIntegration[] = [];
     for (const entry of this.#integrations.values()) {
       try {
@@ -327,6 +452,39 @@ export class ThreatClient {
       }
     }
     return reports;
+  }
+
+  #activeFeeds(): Feed[] {
+    const ids = [...this.config.sources, ...this.#registeredSources];
+    return ids.map((id) => this.#feeds.get(id)).filter((feed): feed is Feed => feed !== undefined);
+  }
+
+  #prepare(): Promise<{ prefilter: Prefilter; lists: LocalSource[] }> {
+    if (!this.#prepared) {
+      const loading = prepareLists(this.config, this.logger);
+      this.#prepared = loading;
+      // A failed load is retried on the next call instead of being remembered forever.
+      loading.catch(() => {
+        if (this.#prepared === loading) this.#prepared = undefined;
+      });
+      return loading;
+    }
+    return this.#prepared;
+  }
+
+  #announce(correlation: Correlation): void {
+    if (!correlation.isThreat) return;
+    this.events.emit('threatFound', {
+      indicator: correlation.indicator,
+      severity: correlation.riskScore,
+      type: correlation.type,
+      verdict: correlation.verdict,
+      confidence: correlation.confidence,
+      consensus: correlation.consensus,
+      sources: correlation.contributions
+        .filter((c) => c.verdict === 'malicious' || c.verdict === 'suspicious')
+        .map((c) => c.feed),
+    });
   }
 
   async #stopEntries(entries: RegisteredIntegration[]): Promise<Array<{ name: string; error: unknown }>> {

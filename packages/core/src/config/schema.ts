@@ -309,6 +309,35 @@ const enterpriseSchema = z.strictObject({
     .prefault({}),
 });
 
+const warninglistsSchema = z.strictObject({
+  /** The built-in special-use ranges (private, loopback, link-local, multicast...) and empty-file hashes. */
+  builtin: z.boolean().default(true),
+  /** Paths of MISP warninglist JSON files. */
+  files: z.array(z.string().min(1)).default([]),
+});
+
+const localListSchema = z.strictObject({
+  /** Reported as source `list:<name>`. */
+  name: z.string().regex(/^[a-z0-9][a-z0-9_.-]{0,63}$/i, {
+    error: 'expected letters, digits, ".", "_" or "-" (at most 64), starting with a letter or digit',
+  }),
+  file: z.string({ error: 'required: the path of the list file' }).min(1),
+  format: z.enum(['plain', 'csv', 'misp-warninglist']).default('plain'),
+  /** What a match means. */
+  verdict: z.enum(['malicious', 'suspicious', 'clean']).default('malicious'),
+  /** CSV column holding the indicator: a header name or a 0-based index (default the first). */
+  column: z.union([z.string().min(1), z.int().nonnegative()]).optional(),
+  /** Reliability weight in correlation, 0..1 (default 0.7). */
+  weight: z.number().min(0).max(1).optional(),
+});
+
+const correlationSchema = z.strictObject({
+  /** Reliability weight per source id, 0..1, replacing the documented defaults. */
+  weights: z.record(z.string(), z.number().min(0).max(1)).default({}),
+  /** Evidence older than this many days counts half as much, and so on (default 180). */
+  recencyHalfLifeDays: z.number().positive().default(180),
+});
+
 /** An integration's own options: its package validates them; core only requires an object. */
 const integrationOptions = z.record(z.string(), z.unknown(), { error: 'expected an object of integration options' });
 
@@ -351,7 +380,6 @@ export const ThreatConfigSchema = z
             ? `required: list the feeds to ask, from ${BUILTIN_FEED_IDS.join(', ')}`
             : 'expected an array of feed ids',
       })
-      .min(1, { error: 'list at least one feed' })
       .refine((list) => new Set(list).size === list.length, { error: 'a feed is listed twice' }),
     strategy: z.enum(STRATEGIES).default('defensive'),
     thresholds: thresholdsSchema.optional(),
@@ -366,8 +394,19 @@ export const ThreatConfigSchema = z
     logging: loggingSchema.prefault({}),
     enterprise: enterpriseSchema.prefault({}),
     integrations: integrationsSchema.default({}),
+    warninglists: warninglistsSchema.prefault({}),
+    lists: z
+      .array(localListSchema)
+      .default([])
+      .refine((lists) => new Set(lists.map((l) => l.name)).size === lists.length, {
+        error: 'two lists have the same name',
+      }),
+    correlation: correlationSchema.prefault({}),
   })
   .superRefine((config, ctx) => {
+    if (config.sources.length === 0 && config.lists.length === 0) {
+      ctx.addIssue({ code: 'custom', path: ['sources'], message: 'list at least one feed (or configure lists)' });
+    }
     if (config.strategy === 'custom' && !config.thresholds) {
       ctx.addIssue({
         code: 'custom',
@@ -394,5 +433,7 @@ export type LoggingConfig = ResolvedConfig['logging'];
 export type ApiKeyConfig = z.input<typeof apiKeySchema>;
 /** The resolved `performance` options. */
 export type PerformanceConfig = ResolvedConfig['performance'];
+/** One entry of `lists`, resolved. */
+export type LocalListConfig = ResolvedConfig['lists'][number];
 /** A correlation strategy name. */
 export type Strategy = (typeof STRATEGIES)[number];

@@ -1,0 +1,255 @@
+import type { ResolvedConfig } from '../config/schema.js';
+import { type Correlation, correlateResults } from '../correlation/correlate.js';
+import {
+  DEFAULT_FEED_WEIGHT,
+  DEFAULT_LIST_WEIGHT,
+  DEFAULT_SOURCE_WEIGHTS,
+  STRATEGY_THRESHOLDS,
+  type Thresholds,
+} from '../correlation/strategies.js';
+import { ThreatlibError } from '../errors/threatlib-error.js';
+import type { Feed, FeedLookupResult } from '../feeds/feed.js';
+import { failure } from '../feeds/feed-response.js';
+import type { FeedResult } from '../feeds/feed-result.js';
+import { type Indicator, type IndicatorType, parseIndicator } from '../indicators/index.js';
+import { checkEndpoint } from '../security/endpoint-policy.js';
+import { type FeedRunnerDeps, runFeedRequest } from './feed-runner.js';
+
+/** A benign-list match that answers an indicator before any feed is asked. */
+export interface WarninglistHit {
+  /** The list's name. */
+  list: string;
+  /** The entry that matched (`8.8.8.8/32`, `google.com`). */
+  entry: string;
+  /** Human-readable reason, for evidence. */
+  reason: string;
+}
+
+/** What the engine needs of the warninglists: a match, or nothing. */
+export interface Prefilter {
+  match(indicator: Indicator): WarninglistHit | undefined;
+}
+
+/** A local list used as a source (`list:<name>`): answered in memory, no request. */
+export interface LocalSource {
+  readonly name: string;
+  lookup(indicator: Indicator): FeedLookupResult;
+}
+
+/** Options of `client.scout`, `client.correlate` and `client.scoutMany`. */
+export interface ScoutOptions {
+  /** Aborts the feed requests still running (the promise rejects with the signal's reason). */
+  signal?: AbortSignal;
+  /** Include each feed's raw response body in its result. */
+  includeRaw?: boolean;
+  /** Treat the input as this type instead of detecting it. */
+  type?: IndicatorType;
+}
+
+/** What every feed (and list) said about one indicator. */
+export interface ScoutResult {
+  /** The normalised indicator. */
+  indicator: string;
+  type: IndicatorType;
+  /** One result per configured source, in `sources` order, then registered feeds, then local lists. */
+  results: FeedResult[];
+  /** ISO 8601. */
+  startedAt: string;
+  durationMs: number;
+  /** Set when a warninglist answered and no feed was asked. */
+  warninglist?: WarninglistHit;
+}
+
+/** What the engine needs from the client. */
+export interface ScoutEngineDeps extends FeedRunnerDeps {
+  config: ResolvedConfig;
+  /** Ids of the sources to ask, in order, and the feed behind each. */
+  sources: () => Feed[];
+  /** Loads (once) and returns the warninglists and local lists. */
+  prepared: () => Promise<{ prefilter: Prefilter; lists: LocalSource[] }>;
+  /** The key of a feed, or undefined when none is configured. */
+  keyFor: (feed: string) => Promise<string | undefined>;
+  now: () => number;
+}
+
+/**
+ * Asks every configured source about one indicator and correlates the answers. The client owns one engine; it
+ * holds no state of its own, so concurrent scouts are independent.
+ */
+export class ScoutEngine {
+  readonly #deps: ScoutEngineDeps;
+
+  constructor(deps: ScoutEngineDeps) {
+    this.#deps = deps;
+  }
+
+  /** Scouts and correlates; the caller decides which to return and whether to emit `threatFound`. */
+  async run(input: string, options: ScoutOptions = {}): Promise<{ scout: ScoutResult; correlation: Correlation }> {
+    const indicator = parseIndicator(input, options.type);
+    const scout = await this.scout(indicator, options);
+    return { scout, correlation: this.correlate(scout) };
+  }
+
+  async scout(indicator: Indicator, options: ScoutOptions): Promise<ScoutResult> {
+    const startedAt = this.#deps.now();
+    const started = performance.now();
+    const { prefilter, lists } = await this.#deps.prepared();
+    const finish = (results: FeedResult[], warninglist?: WarninglistHit): ScoutResult => ({
+      indicator: indicator.value,
+      type: indicator.type,
+      results,
+      startedAt: new Date(startedAt).toISOString(),
+      durationMs: Math.round((performance.now() - started) * 100) / 100,
+      ...(warninglist ? { warninglist } : {}),
+    });
+
+    const hit = prefilter.match(indicator);
+    if (hit) {
+      return finish(
+        [
+          {
+            feed: `warninglist:${hit.list}`,
+            indicator: indicator.value,
+            type: indicator.type,
+            status: 'ok',
+            verdict: 'clean',
+            score: 0,
+            categories: [],
+            tags: ['warninglist'],
+            malwareFamilies: [],
+            references: [],
+            evidence: [hit.reason, 'no feed was asked'],
+            durationMs: 0,
+            cached: false,
+          },
+        ],
+        hit,
+      );
+    }
+
+    const pending = this.#deps.sources().map((feed) => this.#ask(feed, indicator, options));
+    const feedResults = await Promise.all(pending);
+    const listResults = lists.map((list): FeedResult => {
+      const t = performance.now();
+      const lookup = list.lookup(indicator);
+      return {
+        ...lookup,
+        feed: `list:${list.name}`,
+        indicator: indicator.value,
+        type: indicator.type,
+        durationMs: Math.round((performance.now() - t) * 1000) / 1000,
+        cached: false,
+      };
+    });
+    return finish([...feedResults, ...listResults]);
+  }
+
+  correlate(scout: ScoutResult): Correlation {
+    const { config } = this.#deps;
+    const thresholds = thresholdsOf(config);
+    if (scout.warninglist) {
+      const hit = scout.warninglist;
+      return {
+        indicator: scout.indicator,
+        type: scout.type,
+        confidence: 0,
+        verdict: 'clean',
+        isThreat: false,
+        consensus: 0,
+        sourcesQueried: 0,
+        sourcesAnswered: 0,
+        riskScore: 1,
+        strategy: config.strategy,
+        thresholds,
+        contributions: scout.results.map((r) => ({
+          feed: r.feed,
+          status: r.status,
+          verdict: r.verdict,
+          counted: false,
+          weight: 0,
+          recency: 1,
+          score: 0,
+          contribution: 0,
+          reason: hit.reason,
+        })),
+        failures: [],
+        warninglist: hit,
+      };
+    }
+    const listWeights = new Map(config.lists.map((l) => [`list:${l.name}`, l.weight ?? DEFAULT_LIST_WEIGHT]));
+    return correlateResults({
+      indicator: scout.indicator,
+      type: scout.type,
+      results: scout.results,
+      strategy: config.strategy,
+      thresholds,
+      weightOf: (feed) =>
+        config.correlation.weights[feed] ??
+        listWeights.get(feed) ??
+        DEFAULT_SOURCE_WEIGHTS[feed] ??
+        DEFAULT_FEED_WEIGHT,
+      recencyHalfLifeDays: config.correlation.recencyHalfLifeDays,
+      now: this.#deps.now(),
+    });
+  }
+
+  async #ask(feed: Feed, indicator: Indicator, options: ScoutOptions): Promise<FeedResult> {
+    const { config } = this.#deps;
+    const base = { feed: feed.id, indicator: indicator.value, type: indicator.type, durationMs: 0, cached: false };
+    if (!feed.supportedTypes.includes(indicator.type)) {
+      return { ...base, ...failure('unsupported', `${feed.id} does not look up ${indicator.type} indicators`) };
+    }
+    const entry = config.apiKeys[feed.id];
+    let apiKey: string | undefined;
+    try {
+      apiKey = await this.#deps.keyFor(feed.id);
+    } catch (error) {
+      // A locked vault must stop the request, never send an empty key.
+      if (ThreatlibError.isInstance(error)) {
+        return { ...base, ...failure('not_configured', `${feed.id}: ${error.message}`) };
+      }
+      throw error;
+    }
+    if (feed.requiresKey && apiKey === undefined) {
+      return {
+        ...base,
+        ...failure('not_configured', `${feed.id} needs an API key (apiKeys.${feed.id}); it was not asked`),
+      };
+    }
+    const objectEntry = typeof entry === 'object' ? entry : undefined;
+    let endpoint: string;
+    try {
+      endpoint = checkEndpoint(
+        objectEntry?.endpoint ?? feed.defaultEndpoint,
+        `${feed.id} endpoint`,
+        config.security,
+      ).href;
+    } catch (error) {
+      return { ...base, ...failure('error', (error as Error).message) };
+    }
+    const { key: _key, endpoint: _endpoint, ...feedOptions } = objectEntry ?? { key: '' };
+    return runFeedRequest(
+      {
+        feed,
+        indicator,
+        endpoint,
+        options: feedOptions,
+        timeoutMs: objectEntry?.timeout ?? config.performance.requestTimeout,
+        includeRaw: options.includeRaw ?? false,
+        ...(apiKey === undefined ? {} : { apiKey }),
+        ...(options.signal ? { signal: options.signal } : {}),
+      },
+      this.#deps,
+    );
+  }
+}
+
+/** The thresholds a configuration's strategy implies. */
+export function thresholdsOf(config: ResolvedConfig): Thresholds {
+  if (config.strategy === 'custom') {
+    // The schema guarantees thresholds with the custom strategy.
+    const t = config.thresholds as NonNullable<ResolvedConfig['thresholds']>;
+    return { ...t };
+  }
+  return { ...STRATEGY_THRESHOLDS[config.strategy] };
+}
