@@ -1,5 +1,7 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { FaultInjector, type FaultOptions } from './fault-injector.js';
+import { type Quota, TokenBucket } from './token-bucket.js';
 import type { Behaviour, EmulatedFeed, EmulatorRequest, EmulatorResponse, VendorApi } from './vendor-api.js';
 import { abuseipdb } from './vendors/abuseipdb.js';
 import { crowdsec } from './vendors/crowdsec.js';
@@ -47,6 +49,49 @@ export interface FeedEmulatorOptions {
   latencyMs?: number;
   /** How many requests to keep in `requests` (default 10,000; counters are never capped). */
   keepRequests?: number;
+  /**
+   * A quota per feed: a token bucket of `burst` requests refilled continuously at `requestsPerSecond`, checked on
+   * each request's arrival. A request over quota gets the vendor's own 429 with `Retry-After` set to the real wait
+   * (whole seconds, rounded up) and counts as a violation; every answer of a feed with a quota carries
+   * `X-RateLimit-Limit` (the burst), `X-RateLimit-Remaining` and `X-RateLimit-Reset` (epoch seconds when the bucket
+   * is full again). Only requests that name an indicator with a valid key are counted, as a quota belongs to a key.
+   *
+   * @example
+   * ```ts
+   * await startFeedEmulator({ quotas: { feed_scan: { requestsPerSecond: 4, burst: 4 } } });
+   * ```
+   */
+  quotas?: Partial<Record<EmulatedFeed, Quota>>;
+  /**
+   * Faults injected after the quota check, drawn from a seeded PRNG: that fraction of the admitted requests gets the
+   * vendor's 429 without `Retry-After` (a spurious limit) or its server error, whatever the indicator's behaviour.
+   */
+  faults?: FaultOptions;
+  /**
+   * Serve each feed on a port of its own as well as on `port` (default false). The real feeds are five origins and
+   * HTTP clients pool connections per origin, so a benchmark of concurrency needs this to be fair.
+   */
+  portPerFeed?: boolean;
+  /** Monotonic clock in ms for the quotas (default `performance.now`); tests inject their own. */
+  now?: () => number;
+}
+
+/** What the emulator counted for one feed (or all of them) since it started or `resetCounters()`. */
+export interface FeedStats {
+  /** Requests that reached the feed, whatever their answer. */
+  requests: number;
+  /** Requests refused because they were over the feed's quota. */
+  violations: number;
+  /** Spurious 429 answers injected by `faults.rate429`. */
+  injected429: number;
+  /** Server errors injected by `faults.rate500`. */
+  injected500: number;
+}
+
+/** The emulator's counters, per feed and in total. */
+export interface EmulatorStats {
+  feeds: Record<EmulatedFeed, FeedStats>;
+  total: FeedStats;
 }
 
 /** A running emulator. */
@@ -54,7 +99,7 @@ export interface FeedEmulator {
   /** `http://127.0.0.1:<port>`. */
   url: string;
   port: number;
-  /** The base URL of each feed's API, for `apiKeys[feed].endpoint`. */
+  /** The base URL of each feed's API, for `apiKeys[feed].endpoint` (on `url`, or its own port with `portPerFeed`). */
   endpoints: Readonly<Record<EmulatedFeed, string>>;
   /** Makes `indicator` behave as told (for every feed, or those in `script.feeds`). */
   script(indicator: string, script: Behaviour | Script): void;
@@ -62,7 +107,12 @@ export interface FeedEmulator {
   readonly requests: readonly RecordedRequest[];
   /** How many requests reached a feed (all feeds when omitted), optionally about one indicator. */
   count(feed?: EmulatedFeed, indicator?: string): number;
-  /** Forgets recorded requests and counters (scripts stay). */
+  /** Requests, quota violations and injected faults, per feed and in total. */
+  stats(): EmulatorStats;
+  /**
+   * Forgets recorded requests and counters (scripts stay), fills every quota's bucket and restarts the fault
+   * sequence from its seed, so two runs separated by a reset meet the same conditions.
+   */
   resetCounters(): void;
   /** Forgets scripts too. */
   reset(): void;
@@ -77,6 +127,21 @@ export async function startFeedEmulator(options: FeedEmulatorOptions = {}): Prom
   const keep = options.keepRequests ?? 10_000;
   const sockets = new Set<Socket>();
   const hanging = new Set<ServerResponse>();
+  const now = options.now ?? (() => performance.now());
+  const buckets = new Map<EmulatedFeed, TokenBucket>();
+  for (const [feed, quota] of Object.entries(options.quotas ?? {}) as [EmulatedFeed, Quota | undefined][]) {
+    if (quota) buckets.set(feed, new TokenBucket(quota, now));
+  }
+  const faults = options.faults ? new FaultInjector(options.faults) : undefined;
+  const stats = new Map<EmulatedFeed, Omit<FeedStats, 'requests'>>();
+  const statsOf = (feed: EmulatedFeed) => {
+    let entry = stats.get(feed);
+    if (!entry) {
+      entry = { violations: 0, injected429: 0, injected500: 0 };
+      stats.set(feed, entry);
+    }
+    return entry;
+  };
 
   const behaviourFor = (feed: EmulatedFeed, indicator: string): { behaviour: Behaviour; latencyMs: number } => {
     const script = scripts.get(indicator)?.find((s) => !s.feeds || s.feeds.includes(feed));
@@ -90,6 +155,7 @@ export async function startFeedEmulator(options: FeedEmulatorOptions = {}): Prom
   const bump = (key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const arrival = now();
     const url = new URL(req.url ?? '/', 'http://emulator.invalid');
     const vendor = Object.values(VENDORS).find(
       (v) => url.pathname === v.prefix || url.pathname.startsWith(`${v.prefix}/`),
@@ -117,53 +183,125 @@ export async function startFeedEmulator(options: FeedEmulatorOptions = {}): Prom
     if (requests.length > keep) requests.splice(0, requests.length - keep);
     bump(vendor.feed);
     if (indicator !== undefined) bump(`${vendor.feed}\u0000${indicator}`);
+    const bucket = buckets.get(vendor.feed);
+    // Answers that do not consult the quota still report its state, as every answer of a limited API does.
+    let limitHeaders = bucket ? rateLimitHeaders(bucket.quota, bucket.peek(arrival), arrival) : {};
     if ('response' in routed) {
-      send(res, routed.response);
+      send(res, withHeaders(routed.response, limitHeaders));
       return;
     }
 
     const key = vendor.key(request);
     if ((vendor.requiresKey && !key) || key === INVALID_KEY) {
-      send(res, vendor.respond('unauthorized', routed.indicator, request));
+      send(res, withHeaders(vendor.respond('unauthorized', routed.indicator, request), limitHeaders));
       return;
     }
+    if (bucket) {
+      const decision = bucket.take(arrival);
+      limitHeaders = rateLimitHeaders(bucket.quota, decision, arrival);
+      if (!decision.allowed) {
+        // Refused at the gateway on arrival: no latency, as a real API's limiter answers before any work is done.
+        statsOf(vendor.feed).violations += 1;
+        const retryAfter = String(Math.max(1, Math.ceil(decision.waitMs / 1000)));
+        send(
+          res,
+          withHeaders(vendor.respond('rate_limited', routed.indicator, request), {
+            ...limitHeaders,
+            'Retry-After': retryAfter,
+          }),
+        );
+        return;
+      }
+    }
     const { behaviour, latencyMs } = behaviourFor(vendor.feed, routed.indicator);
+    // An injected fault has consumed its quota token above: the request reached the server, which then failed.
+    const fault = faults?.next();
     if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
+    if (fault === 'rate_limited') {
+      statsOf(vendor.feed).injected429 += 1;
+      // A spurious limit gives no hint of when to come back: no Retry-After, and without a quota none of the
+      // vendor's own X-RateLimit-* headers either (AbuseIPDB's describe its daily limit, which this is not).
+      const drop = bucket ? ['retry-after'] : ['retry-after', ...RATE_LIMIT_HEADERS];
+      send(res, withHeaders(vendor.respond('rate_limited', routed.indicator, request), limitHeaders, drop));
+      return;
+    }
+    if (fault === 'server_error') {
+      statsOf(vendor.feed).injected500 += 1;
+      send(res, withHeaders(vendor.respond('server_error', routed.indicator, request), limitHeaders));
+      return;
+    }
     if (behaviour === 'hang') {
       hanging.add(res);
       res.on('close', () => hanging.delete(res));
       return;
     }
     if (behaviour === 'malformed') {
-      send(res, { status: 200, headers: { 'content-type': 'application/json' }, body: '{"truncated": tru' });
+      send(
+        res,
+        withHeaders(
+          { status: 200, headers: { 'content-type': 'application/json' }, body: '{"truncated": tru' },
+          limitHeaders,
+        ),
+      );
       return;
     }
-    send(res, vendor.respond(behaviour, routed.indicator, request));
+    send(res, withHeaders(vendor.respond(behaviour, routed.indicator, request), limitHeaders));
   };
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      send(res, { status: 500, body: { emulatorError: (error as Error).message } });
+  const resetCounters = () => {
+    requests.length = 0;
+    counts.clear();
+    stats.clear();
+    for (const bucket of buckets.values()) bucket.refill();
+    faults?.restart();
+  };
+
+  const servers: Server[] = [];
+  const listen = async (port: number): Promise<string> => {
+    const server = createServer((req, res) => {
+      handle(req, res).catch((error: unknown) => {
+        send(res, { status: 500, body: { emulatorError: (error as Error).message } });
+      });
     });
-  });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
-  const url = `http://127.0.0.1:${port}`;
+    server.on('connection', (socket) => {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+    });
+    servers.push(server);
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => resolve());
+    });
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  };
+  const closeAll = async () => {
+    for (const res of hanging) res.destroy();
+    const closed = Promise.all(
+      servers.filter((s) => s.listening).map((s) => new Promise<void>((resolve) => s.close(() => resolve()))),
+    );
+    for (const socket of sockets) socket.destroy();
+    await closed;
+  };
+
+  let url: string;
+  const origins = new Map<EmulatedFeed, string>();
+  try {
+    url = await listen(options.port ?? 0);
+    for (const feed of Object.keys(VENDORS) as EmulatedFeed[]) {
+      origins.set(feed, options.portPerFeed ? await listen(0) : url);
+    }
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+  const port = Number(new URL(url).port);
 
   return {
     url,
     port,
-    endpoints: Object.fromEntries(Object.values(VENDORS).map((v) => [v.feed, `${url}${v.prefix}`])) as Record<
-      EmulatedFeed,
-      string
-    >,
+    endpoints: Object.fromEntries(
+      Object.values(VENDORS).map((v) => [v.feed, `${origins.get(v.feed)}${v.prefix}`]),
+    ) as Record<EmulatedFeed, string>,
     script(indicator, script) {
       const entry = typeof script === 'string' ? { behaviour: script } : script;
       // A script for particular feeds goes before a general one, so both can coexist for one indicator.
@@ -183,22 +321,56 @@ export async function startFeedEmulator(options: FeedEmulatorOptions = {}): Prom
       }
       return counts.get(indicator === undefined ? feed : `${feed}\u0000${indicator}`) ?? 0;
     },
-    resetCounters() {
-      requests.length = 0;
-      counts.clear();
+    stats() {
+      const total: FeedStats = { requests: 0, violations: 0, injected429: 0, injected500: 0 };
+      const feeds = {} as Record<EmulatedFeed, FeedStats>;
+      for (const feed of Object.keys(VENDORS) as EmulatedFeed[]) {
+        const entry = { requests: counts.get(feed) ?? 0, ...statsOf(feed) };
+        feeds[feed] = entry;
+        total.requests += entry.requests;
+        total.violations += entry.violations;
+        total.injected429 += entry.injected429;
+        total.injected500 += entry.injected500;
+      }
+      return { feeds, total };
     },
+    resetCounters,
     reset() {
-      requests.length = 0;
-      counts.clear();
+      resetCounters();
       scripts.clear();
     },
-    async close() {
-      for (const res of hanging) res.destroy();
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      for (const socket of sockets) socket.destroy();
-      await closed;
-    },
+    close: closeAll,
   };
+}
+
+const RATE_LIMIT_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'];
+
+function rateLimitHeaders(
+  quota: Quota,
+  state: { remaining: number; fullInMs: number },
+  at: number,
+): Record<string, string> {
+  return {
+    'X-RateLimit-Limit': String(quota.burst),
+    'X-RateLimit-Remaining': String(state.remaining),
+    // `at` is on the monotonic clock; performance.timeOrigin turns it into wall-clock time.
+    'X-RateLimit-Reset': String(Math.ceil((performance.timeOrigin + at + state.fullInMs) / 1000)),
+  };
+}
+
+/**
+ * A copy of `response` with the headers in `drop` and those in `set` removed whatever their case (vendors differ:
+ * `Retry-After`, `retry-after`), then those in `set` added, so no header is ever sent twice.
+ */
+function withHeaders(
+  response: EmulatorResponse,
+  set: Record<string, string>,
+  drop: readonly string[] = [],
+): EmulatorResponse {
+  const removed = new Set([...drop, ...Object.keys(set)].map((name) => name.toLowerCase()));
+  if (removed.size === 0) return response;
+  const kept = Object.entries(response.headers ?? {}).filter(([name]) => !removed.has(name.toLowerCase()));
+  return { ...response, headers: { ...Object.fromEntries(kept), ...set } };
 }
 
 function send(res: ServerResponse, response: EmulatorResponse): void {

@@ -1,12 +1,16 @@
 export {
+  type EmulatorStats,
   type FeedEmulator,
   type FeedEmulatorOptions,
+  type FeedStats,
   INVALID_KEY,
   type RecordedRequest,
   type Script,
   startFeedEmulator,
   VENDORS,
 } from './emulator.js';
+export { type Fault, FaultInjector, type FaultOptions, mulberry32 } from './fault-injector.js';
+export { type Quota, TokenBucket, type TokenDecision } from './token-bucket.js';
 export type {
   Behaviour,
   EmulatedFeed,
