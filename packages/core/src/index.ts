@@ -2,7 +2,14 @@ export type { Alert, AlertInput } from './alerts/alert.js';
 export { AlertInputSchema } from './alerts/alert.js';
 export type { AlertPage, AlertQuery, AlertStore } from './alerts/alert-store.js';
 export { MemoryAlertStore, normaliseAlert } from './alerts/memory-alert-store.js';
+export { CacheError } from './cache/cache-error.js';
+export { cacheKey, fingerprint } from './cache/cache-key.js';
 export type { CacheEntry, CacheStore } from './cache/cache-store.js';
+export { createCache } from './cache/create-cache.js';
+export { FileCache } from './cache/file-cache.js';
+export { KvServerCache } from './cache/kvserver-cache.js';
+export { DEFAULT_MEMORY_CACHE_SIZE, MemoryCache } from './cache/memory-cache.js';
+export { parseSize } from './cache/size.js';
 export {
   type ClientState,
   type CorrelationResult,
@@ -48,6 +55,7 @@ export { ConfigurationError, type ConfigurationIssue } from './errors/configurat
 export { InsecureEndpointError } from './errors/insecure-endpoint-error.js';
 export { IntegrationError, type IntegrationPhase } from './errors/integration-error.js';
 export { InvalidIndicatorError } from './errors/invalid-indicator-error.js';
+export { RateLimitError } from './errors/rate-limit-error.js';
 export { ThreatlibError, type ThreatlibErrorOptions } from './errors/threatlib-error.js';
 export { ValidationError } from './errors/validation-error.js';
 export { EventBus } from './events/event-bus.js';
@@ -97,7 +105,19 @@ export type {
 export * from './lists/index.js';
 export { createLogger, REDACTED_PATHS } from './logging/create-logger.js';
 export { type Logger, silentLogger } from './logging/logger.js';
-export { ConcurrencyLimiter } from './scheduler/concurrency-limiter.js';
+export {
+  type BreakerOptions,
+  type BreakerState,
+  type BreakerStatus,
+  CircuitBreaker,
+} from './scheduler/circuit-breaker.js';
+export { type Clock, ManualClock, systemClock } from './scheduler/clock.js';
+export { DEFAULT_FEED_QUOTAS, type QuotaWindows } from './scheduler/default-quotas.js';
+export { FeedQuota, type WindowName, type WindowStatus } from './scheduler/feed-quota.js';
+export { FeedScheduler, type ScheduleOptions } from './scheduler/feed-scheduler.js';
+export { quotaFor } from './scheduler/quota-for.js';
+export { isRetryable, type RetryOptions, retryDelay } from './scheduler/retry-policy.js';
+export type { FeedStatusReport } from './scout/feed-pipeline.js';
 export type { LocalSource, Prefilter, ScoutOptions, ScoutResult, WarninglistHit } from './scout/scout-engine.js';
 export type { ScoutManyItem, ScoutManyOptions, ScoutProgress } from './scout/scout-many.js';
 export { checkEndpoint } from './security/endpoint-policy.js';

@@ -1,5 +1,7 @@
 import type { AlertStore } from '../alerts/alert-store.js';
 import { MemoryAlertStore } from '../alerts/memory-alert-store.js';
+import type { CacheStore } from '../cache/cache-store.js';
+import { createCache } from '../cache/create-cache.js';
 import { configFromEnvironment, type Environment, processEnvironment } from '../config/environment.js';
 import { type LoadConfigOptions, loadConfig } from '../config/load-config.js';
 import { mergeConfig } from '../config/merge-config.js';
@@ -25,7 +27,10 @@ import type {
 } from '../integrations/integration.js';
 import { createLogger } from '../logging/create-logger.js';
 import type { Logger } from '../logging/logger.js';
-import { ConcurrencyLimiter } from '../scheduler/concurrency-limiter.js';
+import { type Clock, systemClock } from '../scheduler/clock.js';
+import { FeedScheduler } from '../scheduler/feed-scheduler.js';
+import { quotaFor } from '../scheduler/quota-for.js';
+import { FeedPipeline, type FeedStatusReport } from '../scout/feed-pipeline.js';
 import { prepareLists } from '../scout/prepare-lists.js';
 import {
   type LocalSource,
@@ -48,7 +53,14 @@ export interface ThreatClientOptions {
   logger?: Logger;
   /** Alert store to use instead of the in-memory one. */
   alertStore?: AlertStore;
-  /** Clock for timestamps and recency (default `Date.now`); tests inject a fixed one. */
+  /** Cache to use instead of the one `caching` describes, e.g. one shared by several clients. */
+  cache?: CacheStore;
+  /**
+   * Clock for quota windows, pauses, retries, breakers, cache expiry and timestamps (default: the real one). Tests
+   * pass a `ManualClock` and advance it instead of sleeping.
+   */
+  clock?: Clock;
+  /** Shorthand for a clock whose time is `now()` and whose timers are real. */
   now?: () => number;
 }
 
@@ -105,9 +117,11 @@ export class ThreatClient {
   readonly #integrations = new Map<string, RegisteredIntegration>();
   readonly #feeds = new FeedRegistry(BUILTIN_FEED_LIST);
   readonly #registeredSources: string[] = [];
-  readonly #limiter: ConcurrencyLimiter;
+  readonly #scheduler: FeedScheduler;
+  readonly #pipeline: FeedPipeline;
+  readonly #cache: CacheStore | undefined;
   readonly #engine: ScoutEngine;
-  readonly #now: () => number;
+  readonly #clock: Clock;
   #prepared: Promise<{ prefilter: Prefilter; lists: LocalSource[] }> | undefined;
   #http: HttpClient | undefined;
   #state: ClientState = 'idle';
@@ -133,29 +147,41 @@ export class ThreatClient {
       if (handler) this.events.on(event as ThreatEventName, handler as ThreatEventHandler<ThreatEventName>);
     }
     this.alerts = options.alertStore ?? new MemoryAlertStore();
-    this.#now = options.now ?? Date.now;
-    this.#limiter = new ConcurrencyLimiter(this.config.performance.maxConcurrency);
+    this.#clock = options.clock ?? (options.now ? { ...systemClock, now: options.now } : systemClock);
+    this.#scheduler = new FeedScheduler({
+      concurrency: this.config.performance.maxConcurrency,
+      clock: this.#clock,
+      quotaFor: (feed) => quotaFor(this.config, feed),
+    });
+    this.#cache = options.cache ?? createCache(this.config.caching, { now: () => this.#clock.now() });
+    this.#cache?.onEvict?.(() => this.events.emit('cacheEvicted'));
     // Refuse an insecure feed endpoint now rather than at the first lookup.
     for (const [feed, entry] of Object.entries(this.config.apiKeys)) {
       if (typeof entry === 'object' && entry.endpoint)
         checkEndpoint(entry.endpoint, `apiKeys.${feed}.endpoint`, this.config.security);
     }
     const client = this;
-    this.#engine = new ScoutEngine({
+    this.#pipeline = new FeedPipeline({
       config: this.config,
       get http() {
         return client.http;
       },
       logger: this.logger,
       events: this.events,
-      limiter: this.#limiter,
+      scheduler: this.#scheduler,
+      cache: this.#cache,
+      clock: this.#clock,
+    });
+    this.#engine = new ScoutEngine({
+      config: this.config,
+      pipeline: this.#pipeline,
       sources: () => this.#activeFeeds(),
       prepared: () => this.#prepare(),
       keyFor: async (feed) => {
         const entry = this.config.apiKeys[feed];
         return typeof entry === 'string' ? entry : entry?.key;
       },
-      now: this.#now,
+      now: () => this.#clock.now(),
     });
   }
 
@@ -175,7 +201,21 @@ export class ThreatClient {
 
   /** How many feed requests may run at once (see {@link updateConcurrency}). */
   get concurrency(): number {
-    return this.#limiter.limit;
+    return this.#scheduler.concurrency;
+  }
+
+  /**
+   * Per feed: circuit breaker state and failures, what is left of each quota window, a pause the feed asked for,
+   * queued and running requests, request counters (sent, retries, cache hits, deduplicated, results by status), the
+   * last error, and latency p50/p95. The REST `/feeds/status` returns this.
+   */
+  feedStatus(): FeedStatusReport[] {
+    return this.#pipeline.status(
+      this.#activeFeeds().map((feed) => ({
+        feed,
+        configured: !feed.requiresKey || this.config.apiKeys[feed.id] !== undefined,
+      })),
+    );
   }
 
   /** Ids of the feeds a scout asks, in order: `sources`, then feeds added with {@link registerFeed}. */
@@ -237,7 +277,7 @@ export class ThreatClient {
   ): AsyncGenerator<ScoutManyItem<ScoutResult>, void, undefined> {
     const { onProgress, window, signal, ...scoutOptions } = options;
     return streamScouts(inputs, (input) => this.scout(input, { ...scoutOptions, ...(signal ? { signal } : {}) }), {
-      window: window ?? this.concurrency * 2,
+      window: window ?? this.concurrency,
       ...(onProgress ? { onProgress } : {}),
       ...(signal ? { signal } : {}),
     });
@@ -286,7 +326,7 @@ export class ThreatClient {
         { path: 'performance.maxConcurrency', message: `expected a whole number from 1 to 50, got ${String(n)}` },
       ]);
     }
-    this.#limiter.setLimit(n);
+    this.#scheduler.setConcurrency(n);
     this.logger.info({ maxConcurrency: n }, 'concurrency updated');
   }
 
@@ -384,8 +424,9 @@ export class ThreatClient {
     if (this.#state !== 'idle') throw new Error(`ThreatClient cannot start while ${this.#state}`);
     this.#state = 'starting';
     try {
-      // Load warninglists and local lists now, so a bad list file fails start() rather than the first scout.
+      // Load lists and open the cache now, so a bad list file or an unreachable cache fails start(), not a scout.
       await this.#prepare();
+      await this.#cache?.start?.();
     } catch (error) {
       this.#state = 'idle';
       throw error;
@@ -503,9 +544,11 @@ export class ThreatClient {
   }
 
   async #closeResources(): Promise<void> {
+    this.#scheduler.close();
     const http = this.#http;
     this.#http = undefined;
     await http?.close();
+    await this.#cache?.close();
   }
 
   #contextFor(name: string): IntegrationContext {

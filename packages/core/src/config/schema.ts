@@ -122,6 +122,11 @@ const performanceSchema = z.strictObject({
   maxConcurrency: z.int().min(1).max(50).default(10),
   requestTimeout: positiveInt.default(30_000),
   retryAttempts: z.int().min(0).max(10).default(3),
+  /**
+   * Longest a feed request may wait for its quota, in ms. Unset (the default): requests wait as long as the quota
+   * requires (a day for an exhausted daily quota); a request that cannot be sent in time answers `rate_limited`.
+   */
+  maxQueueWait: positiveInt.optional(),
   retryDelay: milliseconds.default(1000),
   backoffMultiplier: z.number().min(1).default(2),
   circuitBreaker: z
@@ -145,8 +150,13 @@ const cachingSchema = z
   .strictObject({
     enabled: z.boolean().default(true),
     type: z.enum(['memory', 'kvserver', 'file']).default('memory'),
-    /** Time to live of a cached answer, in ms. */
+    /** Time to live of a malicious or suspicious answer, in ms. */
     ttl: positiveInt.default(3_600_000),
+    /**
+     * Time to live of a clean or not-found answer, in ms. Shorter than `ttl`: a stale "clean" hides a new threat,
+     * which is the costlier mistake.
+     */
+    negativeTtl: positiveInt.default(900_000),
     /** Items for the memory cache; a size such as `100MB` for the file cache. */
     maxSize: z.union([positiveInt, sizeString]).optional(),
     compression: z.boolean().default(false),

@@ -1,5 +1,5 @@
 import type { Behaviour, EmulatedFeed, FeedEmulator } from '@threatlib/feed-emulator';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ThreatClient } from '../client/threat-client.js';
 import type { IndicatorType } from '../indicators/index.js';
 import { silentLogger } from '../logging/logger.js';
@@ -46,19 +46,28 @@ export function feedComplianceSuite(options: {
 
   beforeAll(async () => {
     emulator = await options.start();
+  });
+
+  // A fresh client per test: a 429's pause, an open breaker or a cached answer must not leak into the next case.
+  beforeEach(() => {
     client = new ThreatClient(
       {
         sources: [feed.id as never],
         apiKeys: { [feed.id]: { key, endpoint: emulator.endpoints[options.emulated], timeout: 300 } },
         security: { enforceHttps: false },
         warninglists: { builtin: false },
+        caching: { enabled: false },
+        performance: { retryAttempts: 0, rateLimit: { enabled: false } },
       },
       { env: false, logger: silentLogger },
     );
   });
 
-  afterAll(async () => {
+  afterEach(async () => {
     await client.stop();
+  });
+
+  afterAll(async () => {
     await emulator.close();
   });
 

@@ -41,7 +41,7 @@ export function answer(fields: AnswerFields): FeedLookupResult {
 export function failure(
   status: Exclude<FeedStatus, 'ok' | 'not_found'>,
   message: string,
-  detail: { statusCode?: number; retryAfterMs?: number; raw?: unknown } = {},
+  detail: { statusCode?: number; retryAfterMs?: number; network?: boolean; raw?: unknown } = {},
 ): FeedLookupResult {
   const { raw, ...error } = detail;
   return {
@@ -89,8 +89,9 @@ export function failureFromResponse(
 }
 
 /**
- * How long a feed asked us to wait, from `Retry-After` (seconds or an HTTP date) or `X-RateLimit-Reset` (epoch
- * seconds, or seconds from now when small), in ms; undefined when it did not say.
+ * How long a feed asked us to wait, from `Retry-After` (seconds or an HTTP date) or, when `X-RateLimit-Remaining` is
+ * 0 or absent, `X-RateLimit-Reset` (epoch seconds, or seconds from now when small), in ms; undefined when it did not
+ * say.
  */
 export function retryAfter(headers: Record<string, string>, now = Date.now()): number | undefined {
   const value = headers['retry-after']?.trim();
@@ -100,7 +101,10 @@ export function retryAfter(headers: Record<string, string>, now = Date.now()): n
     if (!Number.isNaN(date)) return Math.max(0, date - now);
   }
   const reset = headers['x-ratelimit-reset']?.trim();
-  if (reset && /^\d+(\.\d+)?$/.test(reset)) {
+  // A reset time means "wait" only when nothing is left (or the feed did not say what is left): a 429 that still
+  // reports remaining requests is a transient refusal, retried after the backoff, not a reason to stop the feed.
+  const remaining = headers['x-ratelimit-remaining']?.trim();
+  if (reset && /^\d+(\.\d+)?$/.test(reset) && (remaining === undefined || Number(remaining) <= 0)) {
     const n = Number(reset);
     // Epoch seconds are large; a small number is a delay in seconds.
     return n > 1_000_000_000 ? Math.max(0, n * 1000 - now) : Math.round(n * 1000);

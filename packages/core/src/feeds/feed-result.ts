@@ -47,5 +47,12 @@ export interface FeedResult {
   /** The feed's response body, only when the caller asked for raw output. */
   raw?: unknown;
   /** For failures: what went wrong (never a key). */
-  error?: { message: string; statusCode?: number; retryAfterMs?: number };
+  error?: {
+    message: string;
+    statusCode?: number;
+    /** How long the feed asked us to wait (Retry-After), in ms. */
+    retryAfterMs?: number;
+    /** The request got no answer at all (connection refused, reset, DNS). */
+    network?: boolean;
+  };
 }

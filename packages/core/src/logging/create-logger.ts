@@ -1,4 +1,5 @@
-import { pino } from 'pino';
+import { createRequire } from 'node:module';
+import type { pino as Pino } from 'pino';
 import type { LoggingConfig } from '../config/schema.js';
 import { type Logger, silentLogger } from './logger.js';
 
@@ -36,6 +37,8 @@ export const REDACTED_PATHS: readonly string[] = [
  */
 export function createLogger(logging: LoggingConfig): Logger {
   if (!logging.enabled) return silentLogger;
+  // Loaded on first use: a client given its own logger (or logging disabled) never pays for pino's ~15 MB.
+  const { pino } = createRequire(import.meta.url)('pino') as { pino: typeof Pino };
   return pino(
     {
       name: 'threatlib',

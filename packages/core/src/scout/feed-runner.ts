@@ -1,99 +1,89 @@
-import type { EventBus } from '../events/event-bus.js';
-import type { ThreatEvents } from '../events/threat-events.js';
 import type { Feed, FeedLookupResult } from '../feeds/feed.js';
 import { failure } from '../feeds/feed-response.js';
-import { FEED_STATUSES, type FeedResult } from '../feeds/feed-result.js';
-import type { HttpClient } from '../http/http-client.js';
+import { FEED_STATUSES } from '../feeds/feed-result.js';
+import type { HttpClient, HttpResponse } from '../http/http-client.js';
 import { HttpError } from '../http/http-error.js';
 import type { Indicator } from '../indicators/index.js';
 import type { Logger } from '../logging/logger.js';
-import type { ConcurrencyLimiter } from '../scheduler/concurrency-limiter.js';
-
-/** What the runner needs from the client. */
-export interface FeedRunnerDeps {
-  http: HttpClient;
-  logger: Logger;
-  events: EventBus<ThreatEvents>;
-  limiter: ConcurrencyLimiter;
-}
 
 /** One request to make: which feed, where, with which key and limits. */
 export interface FeedRequest {
   feed: Feed;
   indicator: Indicator;
   endpoint: string;
-  apiKey?: string;
+  apiKey?: string | undefined;
   options: Readonly<Record<string, unknown>>;
   timeoutMs: number;
   includeRaw: boolean;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
+}
+
+/** What one request produced: the feed's answer, how long it took, and the rate-limit headers the feed sent. */
+export interface FeedExecution {
+  lookup: FeedLookupResult;
+  durationMs: number;
+  /** The response headers of the feed's last HTTP answer (lower-case names), for Retry-After and X-RateLimit-*. */
+  headers: Record<string, string> | undefined;
 }
 
 /**
- * Asks one feed about one indicator, within the client's concurrency limit and the request's timeout, and turns
- * whatever happens into a {@link FeedResult}: an exception, a timeout or a malformed answer from a third-party feed
- * becomes a failure status, never a clean verdict. Emits `requestComplete` after the request, `rateLimited` on
- * 429, and `feedError` for every other failure (its message names the feed; its context never holds the key).
+ * Makes one feed request within its timeout and turns whatever happens into a result: an exception, a timeout or a
+ * malformed answer from a third-party feed becomes a failure status, never a clean verdict. Only the caller's own
+ * abort escapes as an exception.
  */
-export async function runFeedRequest(request: FeedRequest, deps: FeedRunnerDeps): Promise<FeedResult> {
+export async function executeFeedRequest(
+  request: FeedRequest,
+  deps: { http: HttpClient; logger: Logger },
+): Promise<FeedExecution> {
   const { feed, indicator } = request;
-  let started = 0;
-  // Only the caller's own abort escapes as an exception; everything else becomes a result.
-  const lookup = await deps.limiter.run(async (): Promise<FeedLookupResult> => {
-    started = performance.now();
-    const timeout = AbortSignal.timeout(request.timeoutMs);
-    const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
-    try {
-      const result = await feed.lookup(indicator, {
-        signal,
-        endpoint: request.endpoint.replace(/\/+$/, ''),
-        http: deps.http,
-        options: request.options,
-        includeRaw: request.includeRaw,
-        logger: deps.logger,
-        ...(request.apiKey === undefined ? {} : { apiKey: request.apiKey }),
-      });
-      return checkLookupResult(feed.id, result);
-    } catch (error) {
-      if (timeout.aborted && !request.signal?.aborted) {
-        return failure('timeout', `${feed.id} did not answer within ${request.timeoutMs} ms`);
-      }
-      if (request.signal?.aborted) throw request.signal.reason;
-      return failure('error', describeFailure(feed.id, error));
+  const started = performance.now();
+  // One controller per request, its timer cleared as soon as the request ends: AbortSignal.timeout and
+  // AbortSignal.any would keep every finished request's signal and timer alive until the timeout passes, which at
+  // thousands of requests a second is most of the process's memory.
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new Error(`${feed.id} did not answer within ${request.timeoutMs} ms`));
+  }, request.timeoutMs);
+  const onCallerAbort = () => controller.abort(request.signal?.reason);
+  request.signal?.addEventListener('abort', onCallerAbort, { once: true });
+  const signal = controller.signal;
+  let headers: Record<string, string> | undefined;
+  // Watch the feed's answers for rate-limit headers without asking every adapter to pass them on.
+  const http: HttpClient = {
+    async request(url, init) {
+      const response: HttpResponse = await deps.http.request(url, init);
+      headers = response.headers;
+      return response;
+    },
+    close: () => deps.http.close(),
+  };
+  let lookup: FeedLookupResult;
+  try {
+    const result = await feed.lookup(indicator, {
+      signal,
+      endpoint: request.endpoint.replace(/\/+$/, ''),
+      http,
+      options: request.options,
+      includeRaw: request.includeRaw,
+      logger: deps.logger,
+      ...(request.apiKey === undefined ? {} : { apiKey: request.apiKey }),
+    });
+    lookup = checkLookupResult(feed.id, result);
+  } catch (error) {
+    if (request.signal?.aborted) throw request.signal.reason;
+    if (timedOut) {
+      lookup = failure('timeout', `${feed.id} did not answer within ${request.timeoutMs} ms`);
+    } else {
+      const network = HttpError.isInstance(error) && error.kind === 'network';
+      lookup = failure('error', describeFailure(feed.id, error), network ? { network: true } : {});
     }
-  }, request.signal);
-  const durationMs = Math.round((performance.now() - started) * 100) / 100;
-  const result: FeedResult = {
-    ...lookup,
-    feed: feed.id,
-    indicator: indicator.value,
-    type: indicator.type,
-    durationMs,
-    cached: false,
-  };
-  deps.events.emit('requestComplete', durationMs, feed.id);
-  report(result, deps);
-  return result;
-}
-
-function report(result: FeedResult, deps: FeedRunnerDeps): void {
-  if (result.status === 'rate_limited') {
-    deps.events.emit('rateLimited', result.feed);
-    deps.logger.warn({ feed: result.feed, retryAfterMs: result.error?.retryAfterMs }, `${result.feed} rate limited`);
-    return;
+  } finally {
+    clearTimeout(timer);
+    request.signal?.removeEventListener('abort', onCallerAbort);
   }
-  if (result.status === 'ok' || result.status === 'not_found') return;
-  const message =
-    result.status === 'auth_error'
-      ? `The API key for ${result.feed} is invalid or was refused${result.error?.statusCode ? ` (HTTP ${result.error.statusCode})` : ''}`
-      : (result.error?.message ?? `${result.feed} failed: ${result.status}`);
-  const context = {
-    status: result.status,
-    indicator: result.indicator,
-    ...(result.error?.statusCode === undefined ? {} : { statusCode: result.error.statusCode }),
-  };
-  deps.events.emit('feedError', { message, context }, result.feed);
-  deps.logger.warn({ feed: result.feed, ...context }, message);
+  return { lookup, durationMs: Math.round((performance.now() - started) * 100) / 100, headers };
 }
 
 /**

@@ -114,7 +114,7 @@ describe('correlation on the emulator', () => {
     emulator.script('198.51.100.67', { behaviour: 'server_error', feeds: ['feed_scan'] });
     emulator.script('198.51.100.67', { behaviour: 'unauthorized', feeds: ['feed_abuse'] });
     emulator.script('198.51.100.67', 'not_found');
-    const result = await allFeeds().correlate('198.51.100.67');
+    const result = await allFeeds({ performance: { retryAttempts: 0 } }).correlate('198.51.100.67');
     expect(result.verdict).toBe('unknown');
     expect(result.failures.map((f) => [f.feed, f.status]).sort()).toEqual([
       ['feed_abuse', 'auth_error'],

@@ -13,7 +13,7 @@ import { failure } from '../feeds/feed-response.js';
 import type { FeedResult } from '../feeds/feed-result.js';
 import { type Indicator, type IndicatorType, parseIndicator } from '../indicators/index.js';
 import { checkEndpoint } from '../security/endpoint-policy.js';
-import { type FeedRunnerDeps, runFeedRequest } from './feed-runner.js';
+import type { FeedPipeline } from './feed-pipeline.js';
 
 /** A benign-list match that answers an indicator before any feed is asked. */
 export interface WarninglistHit {
@@ -44,6 +44,12 @@ export interface ScoutOptions {
   includeRaw?: boolean;
   /** Treat the input as this type instead of detecting it. */
   type?: IndicatorType;
+  /**
+   * Latest time a feed request may be sent (epoch ms or a Date). A feed whose quota has no room by then answers
+   * `rate_limited` naming the window instead of waiting. Default: `performance.maxQueueWait` from now, if set;
+   * otherwise requests wait as long as their quota requires.
+   */
+  deadline?: number | Date;
 }
 
 /** What every feed (and list) said about one indicator. */
@@ -61,8 +67,9 @@ export interface ScoutResult {
 }
 
 /** What the engine needs from the client. */
-export interface ScoutEngineDeps extends FeedRunnerDeps {
+export interface ScoutEngineDeps {
   config: ResolvedConfig;
+  pipeline: FeedPipeline;
   /** Ids of the sources to ask, in order, and the feed behind each. */
   sources: () => Feed[];
   /** Loads (once) and returns the warninglists and local lists. */
@@ -227,20 +234,31 @@ export class ScoutEngine {
     } catch (error) {
       return { ...base, ...failure('error', (error as Error).message) };
     }
-    const { key: _key, endpoint: _endpoint, ...feedOptions } = objectEntry ?? { key: '' };
-    return runFeedRequest(
-      {
-        feed,
-        indicator,
-        endpoint,
-        options: feedOptions,
-        timeoutMs: objectEntry?.timeout ?? config.performance.requestTimeout,
-        includeRaw: options.includeRaw ?? false,
-        ...(apiKey === undefined ? {} : { apiKey }),
-        ...(options.signal ? { signal: options.signal } : {}),
-      },
-      this.#deps,
-    );
+    const {
+      key: _key,
+      endpoint: _endpoint,
+      timeout: _timeout,
+      rateLimit: _rateLimit,
+      ...feedOptions
+    } = objectEntry ?? {
+      key: '',
+    };
+    const maxWait = config.performance.maxQueueWait;
+    const deadline =
+      options.deadline !== undefined
+        ? new Date(options.deadline).getTime()
+        : maxWait === undefined
+          ? undefined
+          : this.#deps.now() + maxWait;
+    return this.#deps.pipeline.lookup(feed, indicator, {
+      endpoint,
+      options: feedOptions,
+      timeoutMs: objectEntry?.timeout ?? config.performance.requestTimeout,
+      includeRaw: options.includeRaw ?? false,
+      apiKey,
+      signal: options.signal,
+      deadline,
+    });
   }
 }
 

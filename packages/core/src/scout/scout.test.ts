@@ -36,7 +36,13 @@ const malicious = (score = 0.9) => answer({ status: 'ok', verdict: 'malicious', 
 
 function client(config: Partial<ConstructorParameters<typeof ThreatClient>[0]> = {}) {
   return new ThreatClient(
-    { sources: ['feed_otx'], strategy: 'aggressive', warninglists: { builtin: false }, ...config },
+    {
+      sources: ['feed_otx'],
+      strategy: 'aggressive',
+      warninglists: { builtin: false },
+      ...config,
+      performance: { retryAttempts: 0, ...config.performance },
+    },
     { env: false, logger: silentLogger, now: () => NOW },
   );
 }

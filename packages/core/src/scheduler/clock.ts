@@ -1,0 +1,92 @@
+/**
+ * Time as the scheduler, breakers, caches and the vault see it. Injectable so that tests of rate windows, pauses
+ * and breaker transitions advance time instead of sleeping.
+ */
+export interface Clock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+  /**
+   * Calls `callback` after `ms`. The timer keeps the process alive: work waiting on it (a queued request, a retry)
+   * is work a caller awaits. Whoever sets a timer clears it when the work is cancelled or the client stops.
+   */
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+/** The real clock: `Date.now` and ordinary timers. */
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  setTimeout(callback, ms) {
+    return setTimeout(callback, Math.max(0, ms));
+  },
+  clearTimeout(handle) {
+    clearTimeout(handle as ReturnType<typeof setTimeout>);
+  },
+};
+
+/**
+ * A clock that moves only when told to. `advance(ms)` runs every timer that falls due, in time order, letting
+ * promise callbacks settle between them.
+ *
+ * @example
+ * ```ts
+ * const clock = new ManualClock(Date.parse('2026-01-01T00:00:00Z'));
+ * const client = new ThreatClient(config, { clock });
+ * await clock.advance(60_000); // a minute passes
+ * ```
+ */
+export class ManualClock implements Clock {
+  #now: number;
+  #seq = 0;
+  readonly #timers = new Map<number, { at: number; callback: () => void }>();
+
+  constructor(start = 0) {
+    this.#now = start;
+  }
+
+  now(): number {
+    return this.#now;
+  }
+
+  setTimeout(callback: () => void, ms: number): unknown {
+    const id = ++this.#seq;
+    this.#timers.set(id, { at: this.#now + Math.max(0, ms), callback });
+    return id;
+  }
+
+  clearTimeout(handle: unknown): void {
+    this.#timers.delete(handle as number);
+  }
+
+  /** How many timers are pending. */
+  get pending(): number {
+    return this.#timers.size;
+  }
+
+  /** Moves time forward by `ms`, firing due timers in order. */
+  async advance(ms: number): Promise<void> {
+    const target = this.#now + ms;
+    for (;;) {
+      await settle();
+      let nextId: number | undefined;
+      let next: { at: number; callback: () => void } | undefined;
+      for (const [id, timer] of this.#timers) {
+        if (timer.at <= target && (!next || timer.at < next.at)) {
+          next = timer;
+          nextId = id;
+        }
+      }
+      if (!next || nextId === undefined) break;
+      this.#timers.delete(nextId);
+      this.#now = Math.max(this.#now, next.at);
+      next.callback();
+    }
+    this.#now = target;
+    await settle();
+  }
+}
+
+async function settle(): Promise<void> {
+  // Several turns: a callback may resolve a promise whose continuation schedules more work.
+  for (let i = 0; i < 10; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+}

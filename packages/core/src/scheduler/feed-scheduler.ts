@@ -1,0 +1,231 @@
+import { RateLimitError } from '../errors/rate-limit-error.js';
+import type { Clock } from './clock.js';
+import type { QuotaWindows } from './default-quotas.js';
+import { FeedQuota, type WindowStatus } from './feed-quota.js';
+
+interface Job {
+  run: () => void;
+  fail: (error: unknown) => void;
+  deadline: number | undefined;
+  signal: AbortSignal | undefined;
+  onAbort: (() => void) | undefined;
+}
+
+interface FeedLane {
+  feed: string;
+  quota: FeedQuota;
+  queue: Job[];
+  running: number;
+}
+
+/** Options of {@link FeedScheduler.schedule}. */
+export interface ScheduleOptions {
+  /** Epoch ms after which the request is no longer wanted: if our quota cannot send it by then, it fails. */
+  deadline?: number | undefined;
+  /** Cancels a request still waiting. */
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * The one gate every feed request goes through. Each feed has its own FIFO queue and quota (token bucket plus
+ * minute/hour/day windows plus any pause the feed asked for); a request leaves its queue when its feed's quota has
+ * room **and** one of the global `maxConcurrency` slots is free. Quota is taken before a slot, so a feed waiting
+ * for its quota never holds a slot that another feed could use.
+ *
+ * Work waits; it never fails because of our own limit. Only a request with a deadline that its feed's quota cannot
+ * meet fails, with a {@link RateLimitError} naming the window.
+ */
+export class FeedScheduler {
+  readonly #clock: Clock;
+  readonly #lanes = new Map<string, FeedLane>();
+  readonly #quotaFor: (feed: string) => QuotaWindows;
+  #concurrency: number;
+  #running = 0;
+  #timer: unknown;
+  #timerAt = Number.POSITIVE_INFINITY;
+  #cursor = 0;
+
+  constructor(options: { concurrency: number; clock: Clock; quotaFor: (feed: string) => QuotaWindows }) {
+    this.#concurrency = options.concurrency;
+    this.#clock = options.clock;
+    this.#quotaFor = options.quotaFor;
+  }
+
+  /** How many requests may run at once. */
+  get concurrency(): number {
+    return this.#concurrency;
+  }
+
+  /** Changes the global limit; queued work is kept and runs under the new limit. */
+  setConcurrency(n: number): void {
+    this.#concurrency = n;
+    this.#pump();
+  }
+
+  /**
+   * Runs `task` when `feed`'s quota and a global slot allow. Rejects with {@link RateLimitError} if the deadline
+   * cannot be met, or with the signal's reason if it aborts while waiting.
+   */
+  schedule<T>(feed: string, task: () => Promise<T>, options: ScheduleOptions = {}): Promise<T> {
+    const lane = this.#lane(feed);
+    options.signal?.throwIfAborted();
+    return new Promise<T>((resolve, reject) => {
+      const job: Job = {
+        deadline: options.deadline,
+        signal: options.signal,
+        onAbort: undefined,
+        fail: (error) => {
+          if (job.onAbort) job.signal?.removeEventListener('abort', job.onAbort);
+          reject(error);
+        },
+        run: () => {
+          if (job.onAbort) job.signal?.removeEventListener('abort', job.onAbort);
+          this.#running += 1;
+          lane.running += 1;
+          task()
+            .then(resolve, reject)
+            .finally(() => {
+              this.#running -= 1;
+              lane.running -= 1;
+              this.#pump();
+            });
+        },
+      };
+      if (options.signal) {
+        job.onAbort = () => {
+          const index = lane.queue.indexOf(job);
+          if (index !== -1) lane.queue.splice(index, 1);
+          reject(options.signal?.reason);
+        };
+        options.signal.addEventListener('abort', job.onAbort, { once: true });
+      }
+      lane.queue.push(job);
+      this.#pump();
+    });
+  }
+
+  /** Holds every request of `feed` until `until` (epoch ms), as the feed asked with Retry-After or a reset time. */
+  pause(feed: string, until: number): void {
+    this.#lane(feed).quota.pauseUntil(until);
+    this.#pump();
+  }
+
+  /** One feed's queue, quota and pause. */
+  status(feed: string): {
+    queued: number;
+    inFlight: number;
+    quota: WindowStatus[];
+    limits: string;
+    pausedUntil?: string;
+  } {
+    const lane = this.#lane(feed);
+    const now = this.#clock.now();
+    const paused = lane.quota.pausedUntil(now);
+    return {
+      queued: lane.queue.length,
+      inFlight: lane.running,
+      quota: lane.quota.status(now),
+      limits: lane.quota.describe,
+      ...(paused === undefined ? {} : { pausedUntil: new Date(paused).toISOString() }),
+    };
+  }
+
+  /** Cancels the wake-up timer; queued work stays queued (the client is stopping). */
+  close(): void {
+    if (this.#timer !== undefined) this.#clock.clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#timerAt = Number.POSITIVE_INFINITY;
+  }
+
+  #lane(feed: string): FeedLane {
+    let lane = this.#lanes.get(feed);
+    if (!lane) {
+      lane = { feed, quota: new FeedQuota(this.#quotaFor(feed), this.#clock.now()), queue: [], running: 0 };
+      this.#lanes.set(feed, lane);
+    }
+    return lane;
+  }
+
+  #pump(): void {
+    const now = this.#clock.now();
+    const lanes = [...this.#lanes.values()];
+    let wakeAt = Number.POSITIVE_INFINITY;
+
+    // Requests whose deadline their feed's quota cannot meet fail now, not when the deadline passes.
+    for (const lane of lanes) {
+      if (lane.queue.length === 0) continue;
+      const next = lane.quota.nextAvailable(now);
+      for (let i = 0; i < lane.queue.length; i++) {
+        const job = lane.queue[i] as Job;
+        if (job.deadline === undefined) continue;
+        if (next.at > job.deadline) {
+          lane.queue.splice(i, 1);
+          i -= 1;
+          const what =
+            next.window === 'pause' ? 'pause (the feed asked us to wait)' : `${next.window} quota (${next.limit})`;
+          job.fail(
+            new RateLimitError(
+              lane.feed,
+              next.window ?? 'second',
+              next.at,
+              `${lane.feed}: no room in its ${what} before the deadline; next request possible at ${new Date(next.at).toISOString()}`,
+            ),
+          );
+        } else if (now > job.deadline) {
+          lane.queue.splice(i, 1);
+          i -= 1;
+          job.fail(
+            new RateLimitError(
+              lane.feed,
+              'concurrency',
+              now,
+              `${lane.feed}: waited for one of the ${this.#concurrency} request slots (performance.maxConcurrency) past the deadline`,
+            ),
+          );
+        }
+      }
+    }
+
+    // Round-robin over feeds with queued work, so one busy feed cannot starve the others of slots.
+    let progressed = true;
+    while (progressed && this.#running < this.#concurrency) {
+      progressed = false;
+      for (let k = 0; k < lanes.length && this.#running < this.#concurrency; k++) {
+        const lane = lanes[(this.#cursor + k) % lanes.length] as FeedLane;
+        if (lane.queue.length === 0) continue;
+        const next = lane.quota.nextAvailable(now);
+        if (next.at > now) {
+          wakeAt = Math.min(wakeAt, next.at);
+          continue;
+        }
+        lane.quota.take(now);
+        const job = lane.queue.shift() as Job;
+        job.run();
+        progressed = true;
+        this.#cursor = (this.#cursor + k + 1) % lanes.length;
+        break;
+      }
+    }
+
+    // Wake up when the earliest blocked feed has room (or at the earliest deadline, to fail it on time).
+    for (const lane of lanes) {
+      if (lane.queue.length === 0) continue;
+      const next = lane.quota.nextAvailable(now);
+      if (next.at > now) wakeAt = Math.min(wakeAt, next.at);
+      for (const job of lane.queue) if (job.deadline !== undefined) wakeAt = Math.min(wakeAt, job.deadline + 1);
+    }
+    this.#arm(wakeAt, now);
+  }
+
+  #arm(at: number, now: number): void {
+    if (at === Number.POSITIVE_INFINITY) return;
+    if (this.#timer !== undefined && this.#timerAt <= at) return;
+    if (this.#timer !== undefined) this.#clock.clearTimeout(this.#timer);
+    this.#timerAt = at;
+    this.#timer = this.#clock.setTimeout(() => {
+      this.#timer = undefined;
+      this.#timerAt = Number.POSITIVE_INFINITY;
+      this.#pump();
+    }, at - now);
+  }
+}
