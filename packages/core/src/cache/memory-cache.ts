@@ -1,8 +1,8 @@
 import { LRUCache } from 'lru-cache';
 import { CacheError } from './cache-error.js';
 import type { CacheEntry, CacheStore } from './cache-store.js';
-import { jsonText } from './entry-codec.js';
 import { EvictionListeners } from './eviction-listeners.js';
+import { jsonCopy } from './json-copy.js';
 import { checkTtl, isExpired } from './ttl.js';
 
 /** Options of a {@link MemoryCache}. */
@@ -17,8 +17,8 @@ export interface MemoryCacheOptions {
 export const DEFAULT_MEMORY_CACHE_SIZE = 10_000;
 
 interface Slot {
-  /** The value's JSON text: every read parses a fresh copy, so a caller mutating a result cannot change the cache. */
-  json: string;
+  /** A JSON-shaped copy of the value; every read hands out another copy, so a caller cannot change the cache. */
+  value: unknown;
   expiresAt: number;
 }
 
@@ -70,16 +70,21 @@ export class MemoryCache implements CacheStore {
       this.#lru.delete(key);
       return undefined;
     }
-    return { value: JSON.parse(slot.json) as T, expiresAt: slot.expiresAt };
+    return { value: jsonCopy(slot.value, this.kind) as T, expiresAt: slot.expiresAt };
   }
 
   /** {@inheritDoc CacheStore.set} */
   async set<T = unknown>(key: string, value: T, ttlMs: number): Promise<void> {
     this.#assertOpen();
     const ttl = checkTtl(ttlMs, this.kind);
-    const json = jsonText(value, this.kind);
+    const copied = jsonCopy(value, this.kind);
+    if (copied === undefined) {
+      throw new CacheError(`cannot cache ${typeof value}: values must be JSON (objects, arrays, strings, numbers...)`, {
+        backend: this.kind,
+      });
+    }
     this.#evicted = 0;
-    this.#lru.set(key, { json, expiresAt: this.#now() + ttl });
+    this.#lru.set(key, { value: copied, expiresAt: this.#now() + ttl });
     const evicted = this.#evicted;
     this.#evicted = 0;
     this.#listeners.emit(evicted);

@@ -292,7 +292,12 @@ export class ThreatClient {
           'TLS certificate verification is off for this client: anyone on the network path can impersonate a feed',
         );
       }
-      this.#http = createHttpClient({ validateCertificates: this.config.security.validateCertificates });
+      this.#http = createHttpClient({
+        validateCertificates: this.config.security.validateCertificates,
+        // As many connections per origin as requests may run at once (50 at most): a request the scheduler has let
+        // go must not then wait in the pool for a connection and leave in a burst with others.
+        connectionsPerOrigin: 50,
+      });
     }
     return this.#http;
   }

@@ -17,11 +17,11 @@ export interface WindowStatus {
 /*
  * Safety margins. We count a request when we send it; the feed counts it when it arrives, and arrivals bunch up
  * (connection set-up, event-loop turns, the network). Sent exactly at the quota's edge, a request can arrive a
- * moment early and count as a violation. So the per-second bucket runs 2% under the configured rate and keeps 5%
+ * moment early and count as a violation. So the per-second bucket runs 2% under the configured rate and keeps 10%
  * of its burst in reserve, and a minute/hour/day window waits 1% of its span (at most a second) past the edge.
  */
 const RATE_MARGIN = 0.98;
-const BURST_RESERVE = 0.05;
+const BURST_RESERVE = 0.1;
 const WINDOW_MARGIN = 0.01;
 const MAX_WINDOW_MARGIN_MS = 1000;
 
