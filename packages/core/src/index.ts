@@ -10,12 +10,14 @@ export { FileCache } from './cache/file-cache.js';
 export { KvServerCache } from './cache/kvserver-cache.js';
 export { DEFAULT_MEMORY_CACHE_SIZE, MemoryCache } from './cache/memory-cache.js';
 export { parseSize } from './cache/size.js';
+export { EMBEDDED_DEFAULTS, EXIT as CONFIG_EXIT_CODES, runConfigCommand } from './cli/config-command.js';
 export {
   type ClientState,
   type CorrelationResult,
   type IntegrationHealthReport,
   ThreatClient,
   type ThreatClientOptions,
+  type VaultClient,
 } from './client/threat-client.js';
 export {
   apiKeyVariable,
@@ -32,6 +34,7 @@ export {
   type LoggingConfig,
   type PerformanceConfig,
   type ResolvedConfig,
+  type SecurityConfig,
   STRATEGIES,
   type Strategy,
   type ThreatConfig,
@@ -58,6 +61,7 @@ export { InvalidIndicatorError } from './errors/invalid-indicator-error.js';
 export { RateLimitError } from './errors/rate-limit-error.js';
 export { ThreatlibError, type ThreatlibErrorOptions } from './errors/threatlib-error.js';
 export { ValidationError } from './errors/validation-error.js';
+export type { AuditAction, AuditEvent } from './events/audit-event.js';
 export { EventBus } from './events/event-bus.js';
 export type {
   FeedErrorEvent,
@@ -103,7 +107,7 @@ export type {
   IntegrationRegistry,
 } from './integrations/integration.js';
 export * from './lists/index.js';
-export { createLogger, REDACTED_PATHS } from './logging/create-logger.js';
+export { type CreateLoggerOptions, createLogger, REDACTED_PATHS } from './logging/create-logger.js';
 export { type Logger, silentLogger } from './logging/logger.js';
 export {
   type BreakerOptions,
@@ -111,7 +115,7 @@ export {
   type BreakerStatus,
   CircuitBreaker,
 } from './scheduler/circuit-breaker.js';
-export { type Clock, ManualClock, systemClock } from './scheduler/clock.js';
+export { type Clock, ManualClock, systemClock, type TimerOptions } from './scheduler/clock.js';
 export { DEFAULT_FEED_QUOTAS, type QuotaWindows } from './scheduler/default-quotas.js';
 export { FeedQuota, type WindowName, type WindowStatus } from './scheduler/feed-quota.js';
 export { FeedScheduler, type ScheduleOptions } from './scheduler/feed-scheduler.js';
@@ -119,5 +123,19 @@ export { quotaFor } from './scheduler/quota-for.js';
 export { isRetryable, type RetryOptions, retryDelay } from './scheduler/retry-policy.js';
 export type { FeedStatusReport } from './scout/feed-pipeline.js';
 export type { LocalSource, Prefilter, ScoutOptions, ScoutResult, WarninglistHit } from './scout/scout-engine.js';
-export type { ScoutManyItem, ScoutManyOptions, ScoutProgress } from './scout/scout-many.js';
+export { type ScoutManyItem, type ScoutManyOptions, type ScoutProgress, streamScouts } from './scout/scout-many.js';
 export { checkEndpoint } from './security/endpoint-policy.js';
+export { ENVELOPE_FORMAT, ENVELOPE_VERSION, type EnvelopeKdf, type VaultEnvelope } from './vault/envelope.js';
+export { ARGON2ID_DEFAULTS, type Argon2idParams, type KdfParams, type Pbkdf2Params } from './vault/kdf.js';
+export {
+  type LockReason,
+  type RotatedKeys,
+  type RotateKeysCallback,
+  Vault,
+  type VaultEvents,
+  type VaultSettings,
+} from './vault/vault.js';
+export { VaultAuthError } from './vault/vault-auth-error.js';
+export { VaultCorruptError } from './vault/vault-corrupt-error.js';
+export { VaultLockedError } from './vault/vault-locked-error.js';
+export type { VaultOptions } from './vault/vault-options.js';

@@ -5,16 +5,18 @@ import { createCache } from '../cache/create-cache.js';
 import { configFromEnvironment, type Environment, processEnvironment } from '../config/environment.js';
 import { type LoadConfigOptions, loadConfig } from '../config/load-config.js';
 import { mergeConfig } from '../config/merge-config.js';
-import { parseConfig } from '../config/parse-config.js';
-import type { ResolvedConfig, ThreatConfig } from '../config/schema.js';
+import { parseConfig, parseSecurityAndLogging } from '../config/parse-config.js';
+import type { ApiKeyConfig, ResolvedConfig, ThreatConfig } from '../config/schema.js';
 import { type ConfigWarning, validateConfig } from '../config/validate-config.js';
 import type { Correlation } from '../correlation/correlate.js';
 import { ConfigurationError } from '../errors/configuration-error.js';
 import { IntegrationError } from '../errors/integration-error.js';
+import type { AuditEvent } from '../events/audit-event.js';
 import { EventBus } from '../events/event-bus.js';
 import type { ThreatEventHandler, ThreatEventName, ThreatEvents } from '../events/threat-events.js';
 import { BUILTIN_FEED_LIST } from '../feeds/builtin-feeds.js';
 import type { Feed } from '../feeds/feed.js';
+import { isBuiltinFeedId } from '../feeds/feed-ids.js';
 import { FeedRegistry } from '../feeds/feed-registry.js';
 import { createHttpClient, type HttpClient } from '../http/http-client.js';
 import type { IndicatorType } from '../indicators/index.js';
@@ -41,6 +43,9 @@ import {
 } from '../scout/scout-engine.js';
 import { type ScoutManyItem, type ScoutManyOptions, streamScouts } from '../scout/scout-many.js';
 import { checkEndpoint } from '../security/endpoint-policy.js';
+import { Vault, type VaultSettings } from '../vault/vault.js';
+import { VaultLockedError } from '../vault/vault-locked-error.js';
+import { type VaultOptions, vaultClientConfig, vaultSettings } from '../vault/vault-options.js';
 
 /** Options of the {@link ThreatClient} constructor that are not part of the configuration. */
 export interface ThreatClientOptions {
@@ -62,6 +67,21 @@ export interface ThreatClientOptions {
   clock?: Clock;
   /** Shorthand for a clock whose time is `now()` and whose timers are real. */
   now?: () => number;
+  /**
+   * A vault holding API keys: feeds whose keys it holds get them from it (before `apiKeys`), and while it is locked
+   * a lookup that needs one rejects with `VaultLockedError`. `ThreatClient.createVault` and `openVault` set this.
+   */
+  vault?: Vault;
+}
+
+/**
+ * What `ThreatClient.createVault` and `ThreatClient.openVault` resolve to. `trojan` is `client` under the name the
+ * interface threatlib follows gives it.
+ */
+export interface VaultClient {
+  client: ThreatClient;
+  vault: Vault;
+  trojan: ThreatClient;
 }
 
 /** A correlation together with the feed results it was computed from. */
@@ -122,6 +142,7 @@ export class ThreatClient {
   readonly #cache: CacheStore | undefined;
   readonly #engine: ScoutEngine;
   readonly #clock: Clock;
+  readonly #vault: Vault | undefined;
   #prepared: Promise<{ prefilter: Prefilter; lists: LocalSource[] }> | undefined;
   #http: HttpClient | undefined;
   #state: ClientState = 'idle';
@@ -134,11 +155,15 @@ export class ThreatClient {
     if (typeof config !== 'object' || config === null || Array.isArray(config)) {
       throw new ConfigurationError([{ path: '(root)', message: 'expected a configuration object' }]);
     }
-    const env = options.env === false ? {} : (options.env ?? processEnvironment());
-    const input = mergeConfig<ThreatConfig>(configFromEnvironment(env, config), config);
+    const input = layeredConfig(config, options);
     this.config = parseConfig(input);
     this.logger = options.logger ?? createLogger(this.config.logging);
-    this.warnings = validateConfig(input);
+    const vault = options.vault;
+    this.#vault = vault;
+    // A key the vault holds is not missing, whatever apiKeys says.
+    this.warnings = validateConfig(input).filter(
+      (w) => !(w.code === 'MISSING_API_KEY' && vault?.has(w.path.slice('apiKeys.'.length))),
+    );
     for (const warning of this.warnings) {
       this.logger.warn({ code: warning.code, path: warning.path }, warning.message);
     }
@@ -147,7 +172,7 @@ export class ThreatClient {
       if (handler) this.events.on(event as ThreatEventName, handler as ThreatEventHandler<ThreatEventName>);
     }
     this.alerts = options.alertStore ?? new MemoryAlertStore();
-    this.#clock = options.clock ?? (options.now ? { ...systemClock, now: options.now } : systemClock);
+    this.#clock = clockOf(options);
     this.#scheduler = new FeedScheduler({
       concurrency: this.config.performance.maxConcurrency,
       clock: this.#clock,
@@ -178,11 +203,137 @@ export class ThreatClient {
       sources: () => this.#activeFeeds(),
       prepared: () => this.#prepare(),
       keyFor: async (feed) => {
+        // Throws VaultLockedError while locked: the engine lets it reject the lookup instead of sending no key.
+        if (vault?.has(feed)) return vault.get(feed);
         const entry = this.config.apiKeys[feed];
         return typeof entry === 'string' ? entry : entry?.key;
       },
+      checkKeys: (feeds) => {
+        if (!vault?.isLocked) return;
+        const locked = feeds.filter((feed) => vault.has(feed.id)).map((feed) => feed.id);
+        if (locked.length > 0) {
+          throw new VaultLockedError(
+            `The vault is locked: unlock it before asking ${locked.join(', ')} (their keys are in the vault); no request was sent`,
+            { feeds: locked },
+          );
+        }
+      },
       now: () => this.#clock.now(),
     });
+    if (vault) {
+      vault.events.on('locked', () => this.events.emit('vaultLocked'));
+      vault.events.on('audit', (event) => this.#audit(event));
+      vault.events.on('error', (error, during) =>
+        this.logger.error({ err: error, during }, `vault ${during} failed; the vault keeps its current keys`),
+      );
+    }
+  }
+
+  /**
+   * Makes an encrypted vault holding `apiKeys` and a client whose feeds take their keys from it. Keys are
+   * encrypted with AES-256-GCM under a key derived from `password` (argon2id by default, or PBKDF2); the vault
+   * starts unlocked, locks itself after `lockTimeout` ms without use (when `autoLock`), and rotates when
+   * `rotationEnabled`. Save it with `vault.save(path)` (or give `vaultOptions.path`) and reopen it with
+   * {@link ThreatClient.openVault}.
+   *
+   * `apiKeys` maps feed ids to keys; an object entry (`{key, endpoint, timeout, ...}`) puts its key in the vault and
+   * its other settings in the client's `apiKeys`. `sources` defaults to the built-in feeds among them.
+   *
+   * @throws {ConfigurationError} for an invalid configuration or vault option.
+   * @throws {ValidationError} for an empty password or key, or a malformed feed id.
+   * @example
+   * ```ts
+   * const { client, vault } = await ThreatClient.createVault(process.env.VAULT_PASSWORD, {
+   *   feed_otx: otxKey,
+   *   feed_scan: { key: vtKey, timeout: 10_000 },
+   * }, { lockTimeout: 600_000, path: 'threatlib.vault' });
+   * await vault.save();
+   * ```
+   */
+  static async createVault(
+    password: string,
+    apiKeys: Readonly<Record<string, string | ApiKeyConfig>>,
+    vaultOptions: VaultOptions = {},
+  ): Promise<VaultClient> {
+    if (typeof apiKeys !== 'object' || apiKeys === null || Array.isArray(apiKeys)) {
+      throw new ConfigurationError([{ path: 'apiKeys', message: 'expected an object of feed id -> API key' }]);
+    }
+    const keys: Record<string, string> = {};
+    const feedSettings: Record<string, ApiKeyConfig> = {};
+    for (const [feed, entry] of Object.entries(apiKeys)) {
+      if (typeof entry === 'string') keys[feed] = entry;
+      else if (typeof entry === 'object' && entry !== null) {
+        const { key, ...rest } = entry;
+        if (key !== undefined) keys[feed] = key;
+        if (Object.keys(rest).length > 0) feedSettings[feed] = rest;
+      } else {
+        throw new ConfigurationError([
+          { path: `apiKeys.${feed}`, message: 'expected an API key string or an object {key, endpoint?, ...}' },
+        ]);
+      }
+    }
+    const base = vaultClientConfig(vaultOptions);
+    const config: Partial<ThreatConfig> = {
+      ...base,
+      sources: base.sources ?? Object.keys(keys).filter(isBuiltinFeedId),
+      apiKeys: mergeConfig<Record<string, ApiKeyConfig>>(feedSettings, base.apiKeys),
+    };
+    return ThreatClient.#withVault(config, vaultOptions, 'vault_created', (settings) =>
+      Vault.create(password, keys, settings),
+    );
+  }
+
+  /**
+   * Opens the vault file at `path` with `password` and makes a client whose feeds take their keys from it. The
+   * vault opens with the cipher and KDF parameters recorded in the file. `vaultOptions` are those of
+   * {@link ThreatClient.createVault}; `sources` defaults to the built-in feeds whose keys the vault holds.
+   *
+   * @throws {VaultAuthError} when the password is wrong.
+   * @throws {VaultCorruptError} when the file is damaged or was tampered with. In both cases the file is untouched.
+   */
+  static async openVault(path: string, password: string, vaultOptions: VaultOptions = {}): Promise<VaultClient> {
+    return ThreatClient.#withVault(vaultClientConfig(vaultOptions), vaultOptions, 'vault_opened', (settings) =>
+      Vault.open(path, password, settings),
+    );
+  }
+
+  static async #withVault(
+    config: Partial<ThreatConfig>,
+    vaultOptions: VaultOptions,
+    action: 'vault_created' | 'vault_opened',
+    make: (settings: VaultSettings) => Promise<Vault>,
+  ): Promise<VaultClient> {
+    const clientOptions = vaultOptions.clientOptions ?? {};
+    // The vault needs its security settings (environment included), logger and clock before the client exists,
+    // since the client's default `sources` may come from the vault; the client then shares the same ones.
+    const { security, logging } = parseSecurityAndLogging(layeredConfig(config, clientOptions));
+    const logger = clientOptions.logger ?? createLogger(logging);
+    const clock = clockOf(clientOptions);
+    const vault = await make(vaultSettings(security, vaultOptions, { clock, logger }));
+    try {
+      const sources = config.sources ?? vault.keys().filter(isBuiltinFeedId);
+      const client = new ThreatClient({ ...config, sources } as ThreatConfig, {
+        ...clientOptions,
+        logger,
+        clock,
+        vault,
+      });
+      client.#audit({
+        action,
+        at: new Date(clock.now()).toISOString(),
+        ...(vault.path ? { path: vault.path } : {}),
+        detail: { feeds: vault.keys(), kdf: vault.kdf.algorithm },
+      });
+      return { client, vault, trojan: client };
+    } catch (error) {
+      vault.lock('stop');
+      throw error;
+    }
+  }
+
+  /** The vault the client takes API keys from, if it has one. */
+  get vault(): Vault | undefined {
+    return this.#vault;
   }
 
   /**
@@ -213,7 +364,7 @@ export class ThreatClient {
     return this.#pipeline.status(
       this.#activeFeeds().map((feed) => ({
         feed,
-        configured: !feed.requiresKey || this.config.apiKeys[feed.id] !== undefined,
+        configured: !feed.requiresKey || this.#vault?.has(feed.id) === true || this.#hasConfiguredKey(feed.id),
       })),
     );
   }
@@ -232,6 +383,7 @@ export class ThreatClient {
   registerFeed(feed: Feed): void {
     this.#feeds.add(feed);
     this.#registeredSources.push(feed.id);
+    this.#audit({ action: 'config_changed', at: this.#now(), option: 'sources', detail: { added: feed.id } });
   }
 
   /**
@@ -333,6 +485,12 @@ export class ThreatClient {
     }
     this.#scheduler.setConcurrency(n);
     this.logger.info({ maxConcurrency: n }, 'concurrency updated');
+    this.#audit({
+      action: 'config_changed',
+      at: this.#now(),
+      option: 'performance.maxConcurrency',
+      detail: { value: n },
+    });
   }
 
   /**
@@ -405,6 +563,7 @@ export class ThreatClient {
       );
     }
     this.#integrations.set(name, { name, instance, started: false });
+    this.#audit({ action: 'config_changed', at: this.#now(), option: 'integrations', detail: { registered: name } });
     return instance;
   }
 
@@ -460,8 +619,9 @@ export class ThreatClient {
   }
 
   /**
-   * Stops every started integration (in reverse order) and closes the client's sockets and timers. Every
-   * integration is asked to stop even if one fails; the failures are then reported together.
+   * Stops every started integration (in reverse order), closes the client's sockets and timers, and locks the vault
+   * (erasing its keys from memory; `vault.unlock` before the next lookup that needs one). Every integration is asked
+   * to stop even if one fails; the failures are then reported together.
    */
   async stop(): Promise<void> {
     if (this.#state === 'stopping') return;
@@ -469,6 +629,7 @@ export class ThreatClient {
     const entries = [...this.#integrations.values()].filter((e) => e.started).reverse();
     const failures = await this.#stopEntries(entries);
     await this.#closeResources();
+    this.#vault?.lock('stop');
     this.#state = 'idle';
     if (failures.length > 0) {
       const names = failures.map((f) => f.name);
@@ -498,6 +659,22 @@ export class ThreatClient {
       }
     }
     return reports;
+  }
+
+  #hasConfiguredKey(feed: string): boolean {
+    const entry = this.config.apiKeys[feed];
+    return typeof entry === 'string' || entry?.key !== undefined;
+  }
+
+  #now(): string {
+    return new Date(this.#clock.now()).toISOString();
+  }
+
+  /** Emits and logs an audit event when `security.enableAuditLog` is on. */
+  #audit(event: AuditEvent): void {
+    if (!this.config.security.enableAuditLog) return;
+    this.events.emit('audit', event);
+    this.logger.info({ audit: event }, `audit: ${event.action}`);
   }
 
   #activeFeeds(): Feed[] {
@@ -576,4 +753,14 @@ export class ThreatClient {
       checkEndpoint: (url, what) => checkEndpoint(url, what, this.config.security),
     };
   }
+}
+
+/** The configuration as the client sees it: the environment's layer under the object given. */
+function layeredConfig(config: object, options: Pick<ThreatClientOptions, 'env'>): ThreatConfig {
+  const env = options.env === false ? {} : (options.env ?? processEnvironment());
+  return mergeConfig<ThreatConfig>(configFromEnvironment(env, config), config);
+}
+
+function clockOf(options: Pick<ThreatClientOptions, 'clock' | 'now'>): Clock {
+  return options.clock ?? (options.now ? { ...systemClock, now: options.now } : systemClock);
 }

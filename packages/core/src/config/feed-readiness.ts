@@ -20,17 +20,14 @@ export function feedReadiness(config: ResolvedConfig): FeedReadiness[] {
     const entry = config.apiKeys[feed];
     const endpoint = typeof entry === 'object' ? entry.endpoint : undefined;
     const base = { feed, name: info.name, requiresKey: info.requiresKey, ...(endpoint ? { endpoint } : {}) };
-    if (info.requiresKey && entry === undefined) {
+    const hasKey = typeof entry === 'string' || entry?.key !== undefined;
+    if (info.requiresKey && !hasKey) {
       return { ...base, status: 'not_configured', reason: 'needs an API key (apiKeys or its environment variable)' };
     }
     return {
       ...base,
       status: 'ready',
-      reason: info.requiresKey
-        ? 'API key configured'
-        : entry === undefined
-          ? 'no key needed'
-          : 'optional key configured',
+      reason: info.requiresKey ? 'API key configured' : !hasKey ? 'no key needed' : 'optional key configured',
     };
   });
 }
@@ -43,7 +40,7 @@ export function redactConfig(config: ResolvedConfig): Record<string, unknown> {
   const apiKeys = Object.fromEntries(
     Object.entries(config.apiKeys).map(([feed, entry]) => [
       feed,
-      typeof entry === 'string' ? REDACTED : { ...entry, key: REDACTED },
+      typeof entry === 'string' ? REDACTED : entry.key === undefined ? { ...entry } : { ...entry, key: REDACTED },
     ]),
   );
   return JSON.parse(

@@ -103,7 +103,11 @@ describe('parseConfig', () => {
       /10/,
     ],
     [{ sources: ['feed_otx'], apiKeys: { feed_otx: '' } }, 'apiKeys.feed_otx', /./],
-    [{ sources: ['feed_otx'], apiKeys: { feed_otx: { endpoint: 'https://x.test' } } }, 'apiKeys.feed_otx', /./],
+    [
+      { sources: ['feed_otx'], apiKeys: { feed_otx: { key: '', endpoint: 'https://x.test' } } },
+      'apiKeys.feed_otx.key',
+      /must not be empty/,
+    ],
     [
       { sources: ['feed_otx'], apiKeys: { feed_otx: { key: 'k', endpoint: 'not a url' } } },
       'apiKeys.feed_otx.endpoint',

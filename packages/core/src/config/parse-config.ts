@@ -1,6 +1,13 @@
+import { z } from 'zod';
 import { ConfigurationError } from '../errors/configuration-error.js';
 import { toConfigurationIssues } from './format-issues.js';
-import { type ResolvedConfig, type ThreatConfig, ThreatConfigSchema } from './schema.js';
+import {
+  type LoggingConfig,
+  type ResolvedConfig,
+  type SecurityConfig,
+  type ThreatConfig,
+  ThreatConfigSchema,
+} from './schema.js';
 
 /**
  * Validates a configuration and fills in every default.
@@ -17,6 +24,24 @@ export function parseConfig(input: unknown): ResolvedConfig {
     throw new ConfigurationError([{ path: '(root)', message: 'expected a configuration object' }]);
   }
   const result = ThreatConfigSchema.safeParse(input as ThreatConfig);
+  if (!result.success) throw new ConfigurationError(toConfigurationIssues(result.error.issues));
+  return result.data;
+}
+
+const securityAndLogging = z.object({
+  security: ThreatConfigSchema.shape.security,
+  logging: ThreatConfigSchema.shape.logging,
+});
+
+/**
+ * Validates only the `security` and `logging` parts of a configuration and fills in their defaults: what a vault
+ * needs before the rest of the configuration (its `sources`, say) can be known.
+ *
+ * @throws {ConfigurationError} listing every problem in those parts as `path: reason`.
+ */
+export function parseSecurityAndLogging(input: object): { security: SecurityConfig; logging: LoggingConfig } {
+  const { security, logging } = input as { security?: unknown; logging?: unknown };
+  const result = securityAndLogging.safeParse({ security: security ?? {}, logging: logging ?? {} });
   if (!result.success) throw new ConfigurationError(toConfigurationIssues(result.error.issues));
   return result.data;
 }

@@ -45,7 +45,11 @@ const rateWindowsSchema = z.strictObject({
 });
 
 const apiKeyObjectSchema = z.strictObject({
-  key: z.string({ error: 'required: the API key text' }).min(1, { error: 'must not be empty' }),
+  /**
+   * The key. May be left out when the key comes from elsewhere (a vault made with `ThreatClient.createVault`, or
+   * `THREATLIB_<FEED>_API_KEY`) and the entry only carries the feed's other settings.
+   */
+  key: z.string({ error: 'expected the API key text' }).min(1, { error: 'must not be empty' }).optional(),
   /** Replaces the feed's base URL (self-hosted mirrors, tests). */
   endpoint: z.url({ error: 'expected an absolute URL' }).optional(),
   /** Requests per minute allowed for this key (narrows the feed's default quota). */
@@ -201,6 +205,7 @@ const eventsSchema = z.strictObject({
   requestComplete: handler('requestComplete').optional(),
   rateLimited: handler('rateLimited').optional(),
   cacheEvicted: handler('cacheEvicted').optional(),
+  audit: handler('audit').optional(),
 });
 
 const browserSchema = z.strictObject({
@@ -441,6 +446,8 @@ export type ResolvedConfig = z.output<typeof ThreatConfigSchema>;
 export type LoggingConfig = ResolvedConfig['logging'];
 /** The value of one `apiKeys` entry, as users write it. */
 export type ApiKeyConfig = z.input<typeof apiKeySchema>;
+/** The resolved `security` options. */
+export type SecurityConfig = ResolvedConfig['security'];
 /** The resolved `performance` options. */
 export type PerformanceConfig = ResolvedConfig['performance'];
 /** One entry of `lists`, resolved. */

@@ -26,6 +26,11 @@ describe('validateConfig', () => {
 
   it.each([
     [{ sources: ['feed_urls', 'feed_scan'] }, 'MISSING_API_KEY', 'apiKeys.feed_scan'],
+    [
+      { sources: ['feed_scan'], apiKeys: { feed_scan: { endpoint: 'https://vt.mirror.example' } } },
+      'MISSING_API_KEY',
+      'apiKeys.feed_scan',
+    ],
     [{ ...quiet, performance: { maxConcurrency: 21 } }, 'HIGH_CONCURRENCY', 'performance.maxConcurrency'],
     [{ ...quiet, performance: { requestTimeout: 9999 } }, 'LOW_REQUEST_TIMEOUT', 'performance.requestTimeout'],
     [{ ...quiet, security: { enforceHttps: false } }, 'HTTPS_NOT_ENFORCED', 'security.enforceHttps'],

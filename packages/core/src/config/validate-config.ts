@@ -15,7 +15,7 @@ export interface ConfigWarning {
  * Lists the warnings a configuration deserves. It never throws, even on a configuration the schema would refuse
  * (it reads what it can, with the schema's defaults); use `parseConfig` to check validity.
  *
- * Exactly these cases warn: a listed source that requires a key has no `apiKeys` entry; `maxConcurrency` above 20;
+ * Exactly these cases warn: a listed source that requires a key has no key in `apiKeys`; `maxConcurrency` above 20;
  * `requestTimeout` below 10000 ms; `security.enforceHttps` falsy; `security.autoLock` falsy.
  */
 export function validateConfig(config: ThreatConfig | Record<string, unknown>): ConfigWarning[] {
@@ -28,7 +28,10 @@ export function validateConfig(config: ThreatConfig | Record<string, unknown>): 
 
   for (const source of sources) {
     if (!isBuiltinFeedId(source) || !BUILTIN_FEEDS[source].requiresKey) continue;
-    if (apiKeys[source] === undefined || apiKeys[source] === null) {
+    const entry = apiKeys[source];
+    const hasKey =
+      typeof entry === 'string' || (typeof entry === 'object' && entry !== null && record(entry).key != null);
+    if (!hasKey) {
       warnings.push({
         code: 'MISSING_API_KEY',
         path: `apiKeys.${source}`,

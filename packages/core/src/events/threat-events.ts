@@ -1,3 +1,5 @@
+import type { AuditEvent } from './audit-event.js';
+
 /** The payload of `threatFound`: an indicator the client concluded is a threat. */
 export interface ThreatFoundEvent {
   /** The normalised indicator. */
@@ -37,6 +39,11 @@ export interface ThreatEvents {
   rateLimited: [feed: string];
   /** The cache dropped one or more entries to stay within its size. */
   cacheEvicted: [];
+  /**
+   * A security-relevant action: the vault unlocked, locked, rotated or saved, a key was set or used by a feed, an
+   * option changed at run time. Emitted (and logged) only with `security.enableAuditLog`; never holds a secret.
+   */
+  audit: [event: AuditEvent];
 }
 
 /** Name of an event the client emits. */

@@ -31,11 +31,20 @@ export const REDACTED_PATHS: readonly string[] = [
   '*.headers.authorization',
 ];
 
+/** Options of {@link createLogger}. */
+export interface CreateLoggerOptions {
+  /**
+   * Where the JSON lines go instead of stderr: anything with `write(line)`, such as a file stream, or an array
+   * collector in a test that checks what was logged.
+   */
+  destination?: { write(line: string): unknown };
+}
+
 /**
  * Makes the default logger for a configuration: pino writing JSON lines to stderr (a library must leave stdout to
- * its host), or a silent logger when `logging.enabled` is false.
+ * its host), or a silent logger when `logging.enabled` is false. Values at {@link REDACTED_PATHS} are redacted.
  */
-export function createLogger(logging: LoggingConfig): Logger {
+export function createLogger(logging: LoggingConfig, options: CreateLoggerOptions = {}): Logger {
   if (!logging.enabled) return silentLogger;
   // Loaded on first use: a client given its own logger (or logging disabled) never pays for pino's ~15 MB.
   const { pino } = createRequire(import.meta.url)('pino') as { pino: typeof Pino };
@@ -45,6 +54,6 @@ export function createLogger(logging: LoggingConfig): Logger {
       level: logging.level,
       redact: { paths: [...REDACTED_PATHS], censor: '[redacted]' },
     },
-    pino.destination({ dest: 2, sync: true }),
+    options.destination ?? pino.destination({ dest: 2, sync: true }),
   );
 }

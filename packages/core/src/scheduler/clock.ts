@@ -1,3 +1,12 @@
+/** Options of {@link Clock.setTimeout}. */
+export interface TimerOptions {
+  /**
+   * Let the process exit while the timer is pending (Node's `timer.unref()`). For housekeeping that nobody awaits,
+   * such as the vault's auto-lock: a script that is done must not stay alive just to lock a vault. Default false.
+   */
+  unref?: boolean;
+}
+
 /**
  * Time as the scheduler, breakers, caches and the vault see it. Injectable so that tests of rate windows, pauses
  * and breaker transitions advance time instead of sleeping.
@@ -7,17 +16,21 @@ export interface Clock {
   now(): number;
   /**
    * Calls `callback` after `ms`. The timer keeps the process alive: work waiting on it (a queued request, a retry)
-   * is work a caller awaits. Whoever sets a timer clears it when the work is cancelled or the client stops.
+   * is work a caller awaits, unless `options.unref` says otherwise. Whoever sets a timer clears it when the work is
+   * cancelled or the client stops.
    */
-  setTimeout(callback: () => void, ms: number): unknown;
+  setTimeout(callback: () => void, ms: number, options?: TimerOptions): unknown;
+  /** Cancels a timer `setTimeout` returned. */
   clearTimeout(handle: unknown): void;
 }
 
 /** The real clock: `Date.now` and ordinary timers. */
 export const systemClock: Clock = {
   now: () => Date.now(),
-  setTimeout(callback, ms) {
-    return setTimeout(callback, Math.max(0, ms));
+  setTimeout(callback, ms, options) {
+    const timer = setTimeout(callback, Math.max(0, ms));
+    if (options?.unref) timer.unref();
+    return timer;
   },
   clearTimeout(handle) {
     clearTimeout(handle as ReturnType<typeof setTimeout>);
@@ -48,7 +61,8 @@ export class ManualClock implements Clock {
     return this.#now;
   }
 
-  setTimeout(callback: () => void, ms: number): unknown {
+  /** Registers `callback` to run when `advance` passes `now() + ms`; `unref` changes nothing here (no process). */
+  setTimeout(callback: () => void, ms: number, _options?: TimerOptions): unknown {
     const id = ++this.#seq;
     this.#timers.set(id, { at: this.#now + Math.max(0, ms), callback });
     return id;

@@ -13,6 +13,7 @@ import { failure } from '../feeds/feed-response.js';
 import type { FeedResult } from '../feeds/feed-result.js';
 import { type Indicator, type IndicatorType, parseIndicator } from '../indicators/index.js';
 import { checkEndpoint } from '../security/endpoint-policy.js';
+import { VaultLockedError } from '../vault/vault-locked-error.js';
 import type { FeedPipeline } from './feed-pipeline.js';
 
 /** A benign-list match that answers an indicator before any feed is asked. */
@@ -74,8 +75,13 @@ export interface ScoutEngineDeps {
   sources: () => Feed[];
   /** Loads (once) and returns the warninglists and local lists. */
   prepared: () => Promise<{ prefilter: Prefilter; lists: LocalSource[] }>;
-  /** The key of a feed, or undefined when none is configured. */
+  /** The key of a feed, or undefined when none is configured; throws `VaultLockedError` when it is locked away. */
   keyFor: (feed: string) => Promise<string | undefined>;
+  /**
+   * Called with the feeds about to be asked, before any is: throws (a `VaultLockedError`) when a key one of them
+   * needs cannot be had, so that a lookup fails whole rather than after some requests went out.
+   */
+  checkKeys?: (feeds: readonly Feed[]) => void;
   now: () => number;
 }
 
@@ -134,7 +140,9 @@ export class ScoutEngine {
       );
     }
 
-    const pending = this.#deps.sources().map((feed) => this.#ask(feed, indicator, options));
+    const sources = this.#deps.sources();
+    this.#deps.checkKeys?.(sources.filter((feed) => feed.supportedTypes.includes(indicator.type)));
+    const pending = sources.map((feed) => this.#ask(feed, indicator, options));
     const feedResults = await Promise.all(pending);
     const listResults = lists.map((list): FeedResult => {
       const t = performance.now();
@@ -211,7 +219,9 @@ export class ScoutEngine {
     try {
       apiKey = await this.#deps.keyFor(feed.id);
     } catch (error) {
-      // A locked vault must stop the request, never send an empty key.
+      // A locked vault (locked since checkKeys passed) rejects the lookup: never send an empty key, never report
+      // the feed as merely unconfigured when its key exists.
+      if (VaultLockedError.isInstance(error)) throw error;
       if (ThreatlibError.isInstance(error)) {
         return { ...base, ...failure('not_configured', `${feed.id}: ${error.message}`) };
       }

@@ -1,0 +1,609 @@
+import { readFile } from 'node:fs/promises';
+import { ValidationError } from '../errors/validation-error.js';
+import type { AuditEvent } from '../events/audit-event.js';
+import { EventBus } from '../events/event-bus.js';
+import type { Logger } from '../logging/logger.js';
+import type { Clock } from '../scheduler/clock.js';
+import { writeFileAtomic } from './atomic-write.js';
+import { guardAgainstDumps } from './dump-guard.js';
+import { type EnvelopeKdf, fromBase64, parseEnvelope, serializeEnvelope, type VaultEnvelope } from './envelope.js';
+import { kdfParamsFor } from './kdf.js';
+import { decodePayload, encodePayload } from './payload.js';
+import { ProtectedBytes, type ProtectionOptions } from './protected-bytes.js';
+import { deriveVaultKeys, newSalt, sealEnvelope, unsealEnvelope } from './seal.js';
+import { VaultCorruptError } from './vault-corrupt-error.js';
+import { VaultLockedError } from './vault-locked-error.js';
+
+/** Why a vault locked. */
+export type LockReason = 'manual' | 'timeout' | 'stop';
+
+/** Events a {@link Vault} emits on `vault.events`. The client forwards them as `vaultLocked` and `audit`. */
+export interface VaultEvents {
+  /** The vault locked: its keys were erased from memory. */
+  locked: [reason: LockReason];
+  /** The vault was unlocked. */
+  unlocked: [];
+  /** An auditable action (see {@link AuditEvent}); never holds a secret. */
+  audit: [event: AuditEvent];
+  /** Work the vault did on its own (a timed rotation) failed. */
+  error: [error: unknown, during: 'rotation'];
+}
+
+/**
+ * Called by `rotate()` (and timed rotation) before the vault is re-encrypted: rotate the API keys at their vendors
+ * and return the new ones by feed id, or return nothing to keep them. It gets feed ids only; `vault.get(feed)` is
+ * there if the old key is needed to ask for a new one. It must not await `vault.rotate()`, `unlock()` or `save()`:
+ * those wait for the rotation in progress, which waits for the callback. If it throws, nothing changes.
+ */
+export type RotateKeysCallback = (context: {
+  feeds: readonly string[];
+  vault: Vault;
+}) => RotatedKeys | Promise<RotatedKeys>;
+
+/** What a {@link RotateKeysCallback} returns: new keys by feed id, or nothing to keep the keys as they are. */
+// biome-ignore lint/suspicious/noConfusingVoidType: void lets a callback that returns nothing (async or not) type-check.
+export type RotatedKeys = Record<string, string> | undefined | void;
+
+/** Everything a vault needs, resolved (see `ThreatClient.createVault` for the options users give). */
+export interface VaultSettings {
+  /** KDF of a new vault (an opened vault keeps the one it was made with). */
+  keyDerivation: 'argon2id' | 'pbkdf2';
+  /** PBKDF2 iterations of a new vault. */
+  iterations: number;
+  /** Salt bytes of a new vault. */
+  saltSize: number;
+  /** GCM tag bytes of a new vault. */
+  tagSize: number;
+  /** Lock after `lockTimeout` ms without a `get`. */
+  autoLock: boolean;
+  lockTimeout: number;
+  /** Rotate every `rotationInterval` ms, counted from the envelope's `rotatedAt`. */
+  rotationEnabled: boolean;
+  rotationInterval: number;
+  onRotate?: RotateKeysCallback | undefined;
+  /** Zero key bytes when they are dropped. */
+  secureErase: boolean;
+  /** Hold keys XOR-masked in memory. */
+  obfuscateKeys: boolean;
+  /** Apply the best-effort process measures of `guardAgainstDumps` and log its warnings. */
+  preventDumps: boolean;
+  /** Where `save()` and rotation write by default. */
+  path?: string | undefined;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** The keys and secrets held while the vault is unlocked; all erased on lock. */
+interface OpenState {
+  keys: Map<string, ProtectedBytes>;
+  /** Kept only while unlocked, so that rotation can derive a key from a fresh salt. */
+  password: ProtectedBytes;
+  encryptionKey: ProtectedBytes;
+  keyCheck: Buffer;
+}
+
+const FEED_ID = /^[a-z][a-z0-9_-]{0,63}$/;
+// Node runs a longer timeout after 1 ms (with a warning); longer waits are re-armed in steps.
+const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * An encrypted store of API keys: AES-256-GCM under a key derived from a password (argon2id or PBKDF2), in a
+ * versioned envelope that records its parameters. While locked it holds only the ciphertext and the feed ids;
+ * unlocked, it holds the keys as Buffers (masked with `obfuscateKeys`) that are zeroed on lock.
+ *
+ * Made by `ThreatClient.createVault` / `ThreatClient.openVault` (or {@link Vault.create} / {@link Vault.open}).
+ *
+ * @example
+ * ```ts
+ * const { client, vault } = await ThreatClient.createVault(password, { feed_otx: otxKey }, { path: 'keys.vault' });
+ * await vault.save();
+ * vault.lock();
+ * await vault.unlock(password);
+ * ```
+ */
+export class Vault {
+  /** The vault's own events; a client given this vault forwards them. */
+  readonly events: EventBus<VaultEvents>;
+
+  readonly #settings: VaultSettings;
+  #envelope: VaultEnvelope;
+  #feeds: Set<string>;
+  #open: OpenState | undefined;
+  #path: string | undefined;
+  #lastUse = 0;
+  #lockTimer: unknown;
+  #rotationTimer: unknown;
+  #nextRotationAt: number;
+  #queue: Promise<unknown> = Promise.resolve();
+
+  private constructor(envelope: VaultEnvelope, feeds: Iterable<string>, state: OpenState, settings: VaultSettings) {
+    this.#settings = settings;
+    this.#envelope = envelope;
+    this.#feeds = new Set(feeds);
+    this.#path = settings.path;
+    this.events = new EventBus<VaultEvents>(settings.logger);
+    this.#nextRotationAt = Date.parse(envelope.rotatedAt) + settings.rotationInterval;
+    if (settings.preventDumps) {
+      for (const warning of guardAgainstDumps()) settings.logger.warn({ path: 'security.memoryProtection' }, warning);
+    }
+    this.#becomeOpen(state);
+  }
+
+  /**
+   * Makes a new vault holding `keys` (feed id -> key), encrypted under `password`, unlocked. A Uint8Array key is
+   * taken over: the vault masks it in place and zeroes it on lock.
+   *
+   * @throws {ValidationError} for an empty password, a feed id that is not lower-case letters, digits, `_` or `-`,
+   *   or an empty key.
+   */
+  static async create(
+    password: string,
+    keys: Readonly<Record<string, string | Uint8Array>>,
+    settings: VaultSettings,
+  ): Promise<Vault> {
+    checkPassword(password);
+    const protection = protectionOf(settings);
+    const entries = Object.entries(keys).map(([feed, key]) => [feed, checkEntry(feed, key)] as const);
+    const kdf: EnvelopeKdf = {
+      ...kdfParamsFor(settings),
+      salt: newSalt(settings.saltSize).toString('base64'),
+    };
+    const passwordBytes = ProtectedBytes.fromString(password, protection);
+    let derived: Awaited<ReturnType<typeof deriveWith>>;
+    try {
+      derived = await deriveWith(passwordBytes, kdf);
+    } catch (error) {
+      passwordBytes.erase();
+      throw error;
+    }
+    const state: OpenState = {
+      keys: new Map(entries.map(([feed, key]) => [feed, protect(key, protection)])),
+      password: passwordBytes,
+      encryptionKey: new ProtectedBytes(derived.encryptionKey, protection),
+      keyCheck: derived.keyCheck,
+    };
+    const envelope = seal(state, kdf, settings.tagSize, isoTime(settings.clock.now()));
+    return new Vault(envelope, state.keys.keys(), state, settings);
+  }
+
+  /**
+   * Reads the vault file at `path` and unlocks it with `password`. The file is only read, whatever happens.
+   *
+   * @throws {VaultCorruptError} when the file is damaged or was tampered with.
+   * @throws {VaultAuthError} when the password is wrong.
+   */
+  static async open(path: string, password: string, settings: VaultSettings): Promise<Vault> {
+    const bytes = await readFile(path);
+    return Vault.fromBytes(bytes, password, { ...settings, path: settings.path ?? path }, path);
+  }
+
+  /**
+   * Opens a vault from the bytes of a vault file (as `save` writes them).
+   *
+   * @throws {VaultCorruptError} when the bytes are not an intact vault.
+   * @throws {VaultAuthError} when the password is wrong.
+   */
+  static async fromBytes(bytes: Uint8Array, password: string, settings: VaultSettings, path?: string): Promise<Vault> {
+    checkPassword(password);
+    const envelope = parseEnvelope(bytes, path);
+    const protection = protectionOf(settings);
+    const passwordBytes = ProtectedBytes.fromString(password, protection);
+    try {
+      const { state, feeds } = await openEnvelope(envelope, passwordBytes, protection, path);
+      return new Vault(envelope, feeds, state, settings);
+    } catch (error) {
+      passwordBytes.erase();
+      throw error;
+    }
+  }
+
+  /** Whether the keys are out of reach until `unlock`. */
+  get isLocked(): boolean {
+    return this.#open === undefined;
+  }
+
+  /** The file `save()` writes by default: the one it was opened from or last saved to. */
+  get path(): string | undefined {
+    return this.#path;
+  }
+
+  /** When the vault was last encrypted under a fresh salt (creation or rotation), ISO 8601. */
+  get rotatedAt(): string {
+    return this.#envelope.rotatedAt;
+  }
+
+  /** The KDF and parameters the vault is encrypted with (no salt, no secret). */
+  get kdf(): Readonly<Omit<EnvelopeKdf, 'salt'>> {
+    const { salt: _salt, ...params } = this.#envelope.kdf;
+    return params;
+  }
+
+  /** Ids of the feeds whose keys the vault holds, sorted. Known even while locked; ids are not secret. */
+  keys(): string[] {
+    return [...this.#feeds].sort();
+  }
+
+  /** Whether the vault holds a key for `feed` (answers while locked). */
+  has(feed: string): boolean {
+    return this.#feeds.has(feed);
+  }
+
+  /**
+   * The key of `feed`, or undefined when the vault holds none. Every call counts as use for auto-lock, and is
+   * audited as `key_used`.
+   *
+   * @throws {VaultLockedError} while locked.
+   */
+  get(feed: string): string | undefined {
+    const state = this.#requireOpen(`reading the key of ${feed}`, [feed]);
+    this.#touch();
+    const key = state.keys.get(feed);
+    if (!key) return undefined;
+    this.#audit({ action: 'key_used', feed });
+    return key.reveal();
+  }
+
+  /**
+   * Stores (or replaces) the key of `feed` in memory and re-encrypts; `save()` writes it to disk. A Uint8Array key
+   * is taken over: masked in place and zeroed on lock.
+   *
+   * @throws {VaultLockedError} while locked.
+   * @throws {ValidationError} for a bad feed id or an empty key.
+   */
+  set(feed: string, key: string | Uint8Array): void {
+    const state = this.#requireOpen(`storing the key of ${feed}`, [feed]);
+    const bytes = checkEntry(feed, key);
+    this.#touch();
+    state.keys.get(feed)?.erase();
+    state.keys.set(feed, protect(bytes, protectionOf(this.#settings)));
+    this.#feeds.add(feed);
+    this.#reseal(state);
+    this.#audit({ action: 'key_set', feed });
+  }
+
+  /**
+   * Removes the key of `feed`; returns whether there was one. `save()` writes the change to disk.
+   *
+   * @throws {VaultLockedError} while locked.
+   */
+  delete(feed: string): boolean {
+    const state = this.#requireOpen(`deleting the key of ${feed}`, [feed]);
+    this.#touch();
+    const key = state.keys.get(feed);
+    if (!key) return false;
+    key.erase();
+    state.keys.delete(feed);
+    this.#feeds.delete(feed);
+    this.#reseal(state);
+    this.#audit({ action: 'key_deleted', feed });
+    return true;
+  }
+
+  /**
+   * Erases the keys, the password and the encryption key from memory (zeroing them with `secureErase`) and stops
+   * the vault's timers. Emits `locked` unless already locked.
+   */
+  lock(reason: LockReason = 'manual'): void {
+    this.#clearTimers();
+    const state = this.#open;
+    if (!state) return;
+    this.#open = undefined;
+    for (const key of state.keys.values()) key.erase();
+    state.keys.clear();
+    state.password.erase();
+    state.encryptionKey.erase();
+    if (this.#settings.secureErase) state.keyCheck.fill(0);
+    this.events.emit('locked', reason);
+    this.#audit({ action: 'vault_locked', reason });
+  }
+
+  /**
+   * Unlocks with `password`. On an unlocked vault it checks the password and counts as use.
+   *
+   * @throws {VaultAuthError} when the password is wrong (audited as `vault_unlock_failed`); the vault stays as it was.
+   * @throws {VaultCorruptError} when the password is right but the ciphertext does not decrypt.
+   */
+  unlock(password: string): Promise<void> {
+    return this.#serially(async () => {
+      checkPassword(password);
+      const protection = protectionOf(this.#settings);
+      const candidate = ProtectedBytes.fromString(password, protection);
+      try {
+        const opened = await openEnvelope(this.#envelope, candidate, protection, this.#path);
+        if (this.#open) {
+          // Already unlocked: the password was right; keep the keys already in memory (they may be newer).
+          candidate.erase();
+          discard(opened.state);
+          this.#touch();
+          return;
+        }
+        this.#feeds = new Set(opened.feeds);
+        this.#becomeOpen(opened.state);
+        this.events.emit('unlocked');
+        this.#audit({ action: 'vault_unlocked' });
+      } catch (error) {
+        candidate.erase();
+        this.#audit({ action: 'vault_unlock_failed', reason: errorCode(error) });
+        throw error;
+      }
+    });
+  }
+
+  /**
+   * Rotates: calls `onRotate` (when configured) and stores the keys it returns, then re-encrypts everything under a
+   * key derived from a fresh salt, with a fresh nonce, and saves to `path` atomically when the vault has one.
+   * Parameters (KDF, its cost, salt and tag sizes) stay those of the envelope.
+   *
+   * @throws {VaultLockedError} while locked, or when the vault was locked during the rotation (nothing changed).
+   */
+  rotate(): Promise<void> {
+    return this.#serially(async () => {
+      let state = this.#requireOpen('rotating');
+      const replaced: string[] = [];
+      if (this.#settings.onRotate) {
+        const fresh = await this.#settings.onRotate({ feeds: this.keys(), vault: this });
+        state = this.#requireOpen('storing the keys onRotate returned', [], state);
+        if (fresh !== undefined && fresh !== null) {
+          if (typeof fresh !== 'object') {
+            throw new ValidationError('onRotate result', [
+              { path: '(root)', message: 'expected an object of feed id -> new key, or nothing' },
+            ]);
+          }
+          const checked = Object.entries(fresh).map(([feed, key]) => [feed, checkEntry(feed, key)] as const);
+          const protection = protectionOf(this.#settings);
+          for (const [feed, key] of checked) {
+            state.keys.get(feed)?.erase();
+            state.keys.set(feed, protect(key, protection));
+            this.#feeds.add(feed);
+            replaced.push(feed);
+          }
+          this.#reseal(state);
+        }
+      }
+      const { salt, ...params } = this.#envelope.kdf;
+      const kdf = { ...params, salt: newSalt(fromBase64(salt).length).toString('base64') } as EnvelopeKdf;
+      const derived = await deriveWith(state.password, kdf);
+      if (this.#open !== state) {
+        derived.encryptionKey.fill(0);
+        derived.keyCheck.fill(0);
+        this.#requireOpen('rotating', [], state);
+      }
+      const protection = protectionOf(this.#settings);
+      state.encryptionKey.erase();
+      state.encryptionKey = new ProtectedBytes(derived.encryptionKey, protection);
+      if (this.#settings.secureErase) state.keyCheck.fill(0);
+      state.keyCheck = derived.keyCheck;
+      const now = this.#settings.clock.now();
+      this.#envelope = seal(state, kdf, this.#envelope.cipher.tagLength, isoTime(now));
+      this.#nextRotationAt = now + this.#settings.rotationInterval;
+      this.#armRotationTimer();
+      this.#audit({ action: 'vault_rotated', detail: { replaced: replaced.sort(), kdf: kdf.algorithm } });
+      if (this.#path) await this.#write(this.#path);
+    });
+  }
+
+  /**
+   * Writes the vault (encrypted, as it is now) to `path`, or to the path it came from, atomically with mode 0600.
+   * Works while locked: the ciphertext is always current.
+   *
+   * @throws {ValidationError} when no path is given and the vault has none.
+   */
+  save(path?: string): Promise<void> {
+    return this.#serially(async () => {
+      const target = path ?? this.#path;
+      if (!target) {
+        throw new ValidationError('vault.save() call', [
+          { path: 'path', message: 'the vault was not opened from a file: give the path to save to' },
+        ]);
+      }
+      await this.#write(target);
+      this.#path = target;
+    });
+  }
+
+  /** The vault file's bytes, exactly as `save` would write them. */
+  toBytes(): Buffer {
+    return serializeEnvelope(this.#envelope);
+  }
+
+  async #write(path: string): Promise<void> {
+    await writeFileAtomic(path, serializeEnvelope(this.#envelope));
+    this.#audit({ action: 'vault_saved', path });
+  }
+
+  #becomeOpen(state: OpenState): void {
+    this.#open = state;
+    this.#touch();
+    this.#armLockTimer();
+    this.#armRotationTimer();
+  }
+
+  #requireOpen(doing: string, feeds: readonly string[] = [], expected?: OpenState): OpenState {
+    const state = this.#open;
+    if (!state || (expected && state !== expected)) {
+      throw new VaultLockedError(`The vault is locked: unlock it before ${doing}`, { feeds });
+    }
+    return state;
+  }
+
+  #reseal(state: OpenState): void {
+    this.#envelope = seal(state, this.#envelope.kdf, this.#envelope.cipher.tagLength, this.#envelope.rotatedAt);
+  }
+
+  #touch(): void {
+    this.#lastUse = this.#settings.clock.now();
+  }
+
+  #armLockTimer(): void {
+    const { autoLock, lockTimeout, clock } = this.#settings;
+    if (!autoLock || !this.#open) return;
+    if (this.#lockTimer !== undefined) clock.clearTimeout(this.#lockTimer);
+    // Armed once per idle period, not on every get(): when it fires early (the vault was used since), it re-arms
+    // for the rest, so a busy vault costs no timer churn.
+    const fire = () => {
+      this.#lockTimer = undefined;
+      if (!this.#open) return;
+      const remaining = this.#lastUse + lockTimeout - clock.now();
+      if (remaining > 0) this.#lockTimer = this.#schedule(fire, remaining);
+      else this.lock('timeout');
+    };
+    this.#lockTimer = this.#schedule(fire, this.#lastUse + lockTimeout - clock.now());
+  }
+
+  #armRotationTimer(): void {
+    const { rotationEnabled, clock } = this.#settings;
+    if (this.#rotationTimer !== undefined) clock.clearTimeout(this.#rotationTimer);
+    this.#rotationTimer = undefined;
+    if (!rotationEnabled || !this.#open) return;
+    // While locked no timer runs; a rotation that fell due meanwhile runs right after the next unlock.
+    const fire = () => {
+      this.#rotationTimer = undefined;
+      if (!this.#open) return;
+      const remaining = this.#nextRotationAt - clock.now();
+      if (remaining > 0) {
+        this.#rotationTimer = this.#schedule(fire, remaining);
+        return;
+      }
+      this.rotate().catch((error: unknown) => {
+        if (!this.#open) return;
+        // Try again an interval later rather than in a tight loop against a failing onRotate or disk.
+        this.#nextRotationAt = clock.now() + this.#settings.rotationInterval;
+        this.#armRotationTimer();
+        this.#audit({ action: 'vault_rotation_failed', reason: errorCode(error) });
+        this.events.emit('error', error, 'rotation');
+      });
+    };
+    this.#rotationTimer = this.#schedule(fire, this.#nextRotationAt - clock.now());
+  }
+
+  #schedule(fire: () => void, ms: number): unknown {
+    const handle = this.#settings.clock.setTimeout(fire, Math.min(Math.max(0, ms), MAX_TIMER_MS), { unref: true });
+    // A third-party clock may ignore the option; a vault timer must never keep the process alive.
+    (handle as { unref?: () => void } | undefined)?.unref?.();
+    return handle;
+  }
+
+  #clearTimers(): void {
+    const { clock } = this.#settings;
+    if (this.#lockTimer !== undefined) clock.clearTimeout(this.#lockTimer);
+    if (this.#rotationTimer !== undefined) clock.clearTimeout(this.#rotationTimer);
+    this.#lockTimer = undefined;
+    this.#rotationTimer = undefined;
+  }
+
+  #audit(event: Omit<AuditEvent, 'at'>): void {
+    this.events.emit('audit', { ...event, at: isoTime(this.#settings.clock.now()) });
+  }
+
+  #serially<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(work, work);
+    this.#queue = run.catch(() => {});
+    return run;
+  }
+}
+
+async function openEnvelope(
+  envelope: VaultEnvelope,
+  password: ProtectedBytes,
+  protection: ProtectionOptions,
+  path: string | undefined,
+): Promise<{ state: OpenState; feeds: string[] }> {
+  const derived = await deriveWith(password, envelope.kdf);
+  let payload: Buffer;
+  try {
+    payload = unsealEnvelope(envelope, derived, path);
+  } catch (error) {
+    derived.encryptionKey.fill(0);
+    derived.keyCheck.fill(0);
+    throw error;
+  }
+  try {
+    const decoded = decodePayload(payload);
+    if ('problem' in decoded) {
+      derived.encryptionKey.fill(0);
+      throw new VaultCorruptError('ciphertext', `Vault${path ? ` ${path}` : ''} is corrupt: ${decoded.problem}`, {
+        ...(path ? { path } : {}),
+      });
+    }
+    return {
+      state: {
+        keys: new Map(decoded.entries.map(({ feed, key }) => [feed, new ProtectedBytes(key, protection)])),
+        password,
+        encryptionKey: new ProtectedBytes(derived.encryptionKey, protection),
+        keyCheck: derived.keyCheck,
+      },
+      feeds: decoded.entries.map((entry) => entry.feed),
+    };
+  } finally {
+    payload.fill(0);
+  }
+}
+
+async function deriveWith(password: ProtectedBytes, kdf: EnvelopeKdf) {
+  // The KDF runs on the thread pool: hand it a copy and zero the copy when it is done.
+  const plain = password.copy();
+  try {
+    return await deriveVaultKeys(plain, kdf);
+  } finally {
+    plain.fill(0);
+  }
+}
+
+function seal(state: OpenState, kdf: EnvelopeKdf, tagLength: number, rotatedAt: string): VaultEnvelope {
+  const entries = [...state.keys.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const plain = entries.map(([feed, key]) => ({ feed, key: key.copy() }));
+  const payload = encodePayload(plain);
+  try {
+    return state.encryptionKey.use((encryptionKey) =>
+      sealEnvelope(payload, { encryptionKey, keyCheck: state.keyCheck, kdf, tagLength, rotatedAt }),
+    );
+  } finally {
+    payload.fill(0);
+    for (const entry of plain) entry.key.fill(0);
+  }
+}
+
+function discard(state: OpenState): void {
+  for (const key of state.keys.values()) key.erase();
+  state.encryptionKey.erase();
+  state.keyCheck.fill(0);
+}
+
+function protectionOf(settings: VaultSettings): ProtectionOptions {
+  return { obfuscate: settings.obfuscateKeys, secureErase: settings.secureErase };
+}
+
+function protect(key: Buffer, protection: ProtectionOptions): ProtectedBytes {
+  return new ProtectedBytes(key, protection);
+}
+
+function checkPassword(password: unknown): asserts password is string {
+  if (typeof password !== 'string' || password.length === 0) {
+    throw new ValidationError('vault password', [{ path: 'password', message: 'expected a non-empty string' }]);
+  }
+}
+
+/** Checks one entry and returns its key as a Buffer the vault owns (a Uint8Array is taken over, not copied). */
+function checkEntry(feed: string, key: unknown): Buffer {
+  if (!FEED_ID.test(feed)) {
+    throw new ValidationError('vault entry', [
+      { path: feed, message: 'a feed id is lower-case letters, digits, "_" or "-", starting with a letter' },
+    ]);
+  }
+  if (typeof key === 'string' && key.length > 0) {
+    const bytes = Buffer.alloc(Buffer.byteLength(key, 'utf8'));
+    bytes.write(key, 'utf8');
+    return bytes;
+  }
+  if (key instanceof Uint8Array && key.length > 0) return Buffer.from(key.buffer, key.byteOffset, key.length);
+  throw new ValidationError('vault entry', [{ path: feed, message: 'expected a non-empty key (string or bytes)' }]);
+}
+
+function errorCode(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : 'ERROR';
+}
+
+function isoTime(ms: number): string {
+  return new Date(ms).toISOString();
+}
