@@ -1,0 +1,128 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { IntegrationError, silentLogger, ThreatClient, type ThreatConfig } from '@threatlib/core';
+import { afterAll, describe, expect, expectTypeOf, it } from 'vitest';
+import { HEADERS } from '../message/headers.js';
+import { MessageQueueProcessor } from '../message-queue-processor.js';
+import { Collector, describeWithBroker, E2E_RABBITMQ_URL, uniqueName } from '../test-support/brokers.js';
+import { deleteRabbitQueues } from '../test-support/cleanup.js';
+import { type MessageQueueIntegration, registerMessageQueue } from './queue-integration.js';
+
+const listFile = join(mkdtempSync(join(tmpdir(), 'threatlib-queue-')), 'blocklist.txt');
+writeFileSync(listFile, 'evil.threatlib-test.net\n');
+const offline: ThreatConfig = {
+  sources: [],
+  strategy: 'aggressive',
+  lists: [{ name: 'blocklist', file: listFile }],
+};
+
+describe('registerMessageQueue', () => {
+  it('is typed through the integration registry', () => {
+    const client = new ThreatClient(
+      { ...offline, integrations: { messageQueue: { type: 'rabbitmq' } } },
+      { env: false, logger: silentLogger },
+    );
+    const registered = registerMessageQueue(client);
+    expectTypeOf(registered).toEqualTypeOf<MessageQueueIntegration>();
+    expectTypeOf(client.integration('messageQueue')).toEqualTypeOf<MessageQueueIntegration | undefined>();
+    expect(client.integration('messageQueue')).toBe(registered);
+  });
+
+  it('refuses a client whose integrations.messageQueue is not configured, saying what to set', () => {
+    const client = new ThreatClient(offline, { env: false, logger: silentLogger });
+    const error = (() => {
+      try {
+        registerMessageQueue(client);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(IntegrationError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(/integrations\.messageQueue: not configured: set \{type: "rabbitmq"/);
+  });
+
+  it('names an invalid option by its path in the client configuration', () => {
+    const client = new ThreatClient(
+      { ...offline, integrations: { messageQueue: { type: 'rabbitmq', prefetch: -1 } } },
+      { env: false, logger: silentLogger },
+    );
+    expect(() => registerMessageQueue(client)).toThrow(/integrations\.messageQueue\.prefetch: /);
+  });
+
+  it("batches Kafka production by the client's enterprise.streamProcessing", () => {
+    const client = new ThreatClient(
+      {
+        ...offline,
+        enterprise: { streamProcessing: { enabled: true, batchSize: 250, flushInterval: 50 } },
+        integrations: { messageQueue: { type: 'kafka', connection: { brokers: ['127.0.0.1:9092'] } } },
+      },
+      { env: false, logger: silentLogger },
+    );
+    const { processor } = registerMessageQueue(client);
+    expect(processor.options).toMatchObject({
+      type: 'kafka',
+      streamProcessing: { enabled: true, batchSize: 250, flushInterval: 50 },
+    });
+  });
+});
+
+describeWithBroker('rabbitmq', 'the queue pipeline started by client.start()', () => {
+  const name = uniqueName('pipeline');
+  const queues = { incoming: `${name}.in`, processed: `${name}.out`, alerts: `${name}.alerts` };
+  afterAll(() => deleteRabbitQueues(Object.values(queues)));
+
+  it('scans incoming indicators, writes results and alerts, dead-letters the malformed, and stops cleanly', async () => {
+    const client = new ThreatClient(
+      {
+        ...offline,
+        integrations: { messageQueue: { type: 'rabbitmq', connection: E2E_RABBITMQ_URL, queues, retryDelay: 10 } },
+      },
+      { env: false, logger: silentLogger },
+    );
+    const integration = registerMessageQueue(client);
+    const observer = new MessageQueueProcessor({ type: 'rabbitmq', connection: E2E_RABBITMQ_URL });
+    const processed = new Collector<{ indicator: string; results: Array<{ feed: string }>; processedAt: string }>();
+    const alerts = new Collector<Record<string, unknown>>();
+    const dead = new Collector<{ body: string; headers: Record<string, string> }>();
+    try {
+      await observer.consume(queues.processed, (m) => processed.push(m.json()));
+      await observer.consume(queues.alerts, (m) => alerts.push(m.json()));
+      await observer.consume(`${queues.incoming}.dlq`, (m) => dead.push({ body: m.text(), headers: m.headers }));
+      await client.start();
+      expect((await client.integrationHealth())[0]).toMatchObject({ name: 'messageQueue', healthy: true });
+
+      await observer.publish(queues.incoming, { indicator: 'EVIL.threatlib-test.net', type: 'domain' });
+      await observer.publish(queues.incoming, { indicator: 'fine.threatlib-test.net' });
+      await observer.publish(queues.incoming, '{"indicator": ');
+
+      await processed.until((items) => items.length === 2, 'two results');
+      expect(processed.items.map((p) => p.indicator).sort()).toEqual([
+        'evil.threatlib-test.net',
+        'fine.threatlib-test.net',
+      ]);
+      expect(processed.items[0]?.results.map((r) => r.feed)).toEqual(['list:blocklist']);
+      expect(Number.isNaN(Date.parse(processed.items[0]?.processedAt ?? ''))).toBe(false);
+
+      const [alert] = await alerts.until((items) => items.length === 1, 'one alert');
+      expect(alert).toMatchObject({
+        indicator: 'evil.threatlib-test.net',
+        verdict: 'malicious',
+        sources: ['list:blocklist'],
+      });
+
+      const [bad] = await dead.until((items) => items.length === 1, 'the malformed message');
+      expect(bad?.body).toBe('{"indicator": ');
+      expect(bad?.headers[HEADERS.error]).toMatch(/^message is not JSON/);
+
+      const stored = await client.alerts.add({ title: 'beacon', severity: 7 });
+      await expect(integration.sendAlert(stored)).resolves.toEqual({ queue: queues.alerts });
+      await alerts.until((items) => items.length === 2, 'the alert sent through sendAlert');
+      expect(alerts.items[1]).toMatchObject({ id: stored.id, title: 'beacon' });
+    } finally {
+      await client.stop();
+      await observer.stop();
+    }
+    expect(integration.health()).toMatchObject({ healthy: false, detail: 'stopped' });
+  });
+});

@@ -1,0 +1,148 @@
+import { type Clock, type IntegrationHealth, type Logger, silentLogger, systemClock } from '@threatlib/core';
+import { KafkaBackend } from './kafka/kafka-backend.js';
+import { type ThreatRecordInput, validateThreatRecord } from './kafka/threat-record.js';
+import type { PublishOptions, QueueBackend, QueueStats, Subscription } from './message/backend.js';
+import type { MessageHandler } from './message/queue-message.js';
+import {
+  type KafkaOptions,
+  type MessageQueueOptions,
+  parseProcessorOptions,
+  type RabbitMqOptions,
+  type ResolvedKafkaOptions,
+  type ResolvedRabbitMqOptions,
+} from './options/processor-options.js';
+import { RabbitMqBackend } from './rabbitmq/rabbitmq-backend.js';
+
+/** The brokers a processor can use. */
+export type BrokerType = 'rabbitmq' | 'kafka';
+
+/** What a processor needs besides its options. */
+export interface ProcessorRuntime {
+  /** Where connection losses, retries and dead-lettered messages are reported (default: nowhere). */
+  logger?: Logger;
+  /** Clock for backoff, batching and deadlines (default: the real one). */
+  clock?: Clock;
+  /** Prefixes every path in an options error (`integrations.messageQueue`). */
+  optionsPath?: string;
+}
+
+type OptionsFor<T extends BrokerType> = T extends 'rabbitmq' ? RabbitMqOptions : KafkaOptions;
+type ResolvedFor<T extends BrokerType> = T extends 'rabbitmq' ? ResolvedRabbitMqOptions : ResolvedKafkaOptions;
+
+/**
+ * Consumes and publishes messages on RabbitMQ or Kafka without losing any: a consumed message is acknowledged (or
+ * its offset committed) only after its handler resolved; a failing handler is retried with exponential backoff up
+ * to `maxAttempts`, then the message goes to `<queue>.dlq` with the error in its headers; `publish` resolves only
+ * once the broker confirmed. Connections lost are re-established and consumption resumes.
+ *
+ * @example
+ * ```ts
+ * const processor = new MessageQueueProcessor({
+ *   type: 'rabbitmq',
+ *   connection: 'amqp://guest:guest@127.0.0.1:5672',
+ *   queues: { incoming: 'iocs', processed: 'iocs.results', alerts: 'iocs.alerts' },
+ *   prefetch: 20,
+ *   maxAttempts: 5,
+ * });
+ * await processor.consume('iocs', async (message) => {
+ *   const { indicator } = message.json<{ indicator: string }>();
+ *   await processor.publish('iocs.results', { indicator, seen: true });
+ * });
+ * // ...
+ * await processor.stop(); // waits for handlers still running
+ * ```
+ */
+export class MessageQueueProcessor<T extends BrokerType = BrokerType> {
+  /** The options in force, every default filled in. */
+  readonly options: ResolvedFor<T>;
+  readonly #backend: QueueBackend;
+
+  /** @throws {ConfigurationError} naming every invalid option (`Configuration invalid: prefetch: ...`). */
+  constructor(options: OptionsFor<T> & { type: T }, runtime: ProcessorRuntime = {}) {
+    const resolved = parseProcessorOptions(options as MessageQueueOptions, runtime.optionsPath);
+    this.options = resolved as ResolvedFor<T>;
+    const logger = runtime.logger ?? silentLogger;
+    const clock = runtime.clock ?? systemClock;
+    this.#backend =
+      resolved.type === 'rabbitmq'
+        ? new RabbitMqBackend(resolved, logger, clock)
+        : new KafkaBackend(resolved, logger, clock);
+  }
+
+  /** `rabbitmq` or `kafka`. */
+  get type(): T {
+    return this.options.type as T;
+  }
+
+  /** Counters since the processor was made: delivered, completed, retried, dead-lettered, published, reconnections. */
+  get stats(): Readonly<QueueStats> {
+    return { ...this.#backend.stats };
+  }
+
+  /**
+   * Connects. Optional: `publish` and `consume` connect on first use.
+   *
+   * @throws {QueueError} when the broker cannot be reached.
+   */
+  start(): Promise<void> {
+    return this.#backend.start();
+  }
+
+  /**
+   * Publishes `payload` (an object or array is sent as JSON; a string or Buffer as it is) to a queue (RabbitMQ:
+   * durable, declared if missing, the message persistent) or topic (Kafka), and resolves once the broker confirmed
+   * it. RabbitMQ: while the connection is being re-established it waits, and sends again what was not confirmed, up
+   * to `publishTimeout`.
+   *
+   * @throws {QueueError} when the broker did not confirm it in time, or the processor is stopped.
+   */
+  async publish(destination: string, payload: unknown, options: PublishOptions = {}): Promise<void> {
+    return this.#backend.publish(destination, encode(payload), options);
+  }
+
+  /**
+   * Kafka: produces a threat record `{indicator, threatLevel, sources, timestamp}` (timestamp in epoch ms), batched
+   * by `streamProcessing`; resolves when the batch it went in was acknowledged.
+   *
+   * @throws {ValidationError} when `value` is not a threat record.
+   * @throws {QueueError} when Kafka did not acknowledge it.
+   */
+  async produce(this: MessageQueueProcessor<'kafka'>, topic: string, record: ThreatRecordInput): Promise<void> {
+    const value = validateThreatRecord(record.value);
+    return this.#backend.publish(topic, Buffer.from(JSON.stringify(value)), {
+      ...(record.key !== undefined ? { key: record.key } : {}),
+    });
+  }
+
+  /**
+   * Calls `handler` for every message of a queue (RabbitMQ, declared if missing) or topic (Kafka, consumer group
+   * `<groupId>.<topic>`). Up to `prefetch` handlers run at once. A message is acknowledged only after `handler`
+   * resolved; when it throws the message is retried after a backoff, and dead-lettered to `<source>.dlq` after
+   * `maxAttempts` failures, or at once for an {@link UnprocessableMessageError}.
+   */
+  consume(source: string, handler: MessageHandler): Promise<Subscription> {
+    return this.#backend.consume(source, handler);
+  }
+
+  /**
+   * Stops consuming, waits (up to `drainTimeout`) for the handlers still running, flushes what is being produced,
+   * and closes the connection. Messages whose handler did not finish are redelivered to the next consumer.
+   */
+  stop(): Promise<void> {
+    return this.#backend.stop();
+  }
+
+  /** Whether the processor is connected, with its counters. */
+  health(): IntegrationHealth {
+    return this.#backend.health();
+  }
+}
+
+function encode(payload: unknown): Buffer {
+  if (Buffer.isBuffer(payload)) return payload;
+  if (typeof payload === 'string') return Buffer.from(payload, 'utf8');
+  if (payload instanceof Uint8Array) return Buffer.from(payload);
+  const json = JSON.stringify(payload);
+  if (json === undefined) throw new TypeError(`Cannot publish ${typeof payload}: expected an object, string or Buffer`);
+  return Buffer.from(json, 'utf8');
+}

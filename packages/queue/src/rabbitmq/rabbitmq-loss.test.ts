@@ -1,0 +1,155 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { silentLogger, ThreatClient } from '@threatlib/core';
+import { afterAll, expect, it } from 'vitest';
+import { registerMessageQueue } from '../integration/queue-integration.js';
+import { HEADERS } from '../message/headers.js';
+import { MessageQueueProcessor } from '../message-queue-processor.js';
+import type { RabbitMqOptions } from '../options/processor-options.js';
+import { Collector, describeWithBroker, E2E_RABBITMQ_URL, uniqueName } from '../test-support/brokers.js';
+import { deleteRabbitQueues } from '../test-support/cleanup.js';
+import { makeWorkload, spawnPipeline, type Workload } from '../test-support/loss-workload.js';
+
+const run = promisify(execFile);
+const services = fileURLToPath(new URL('../../../../e2e/services', import.meta.url));
+
+interface Outcome {
+  processed: Set<string>;
+  dead: Map<string, Record<string, string>>;
+  alerts: Set<string>;
+  /** Processed messages seen more than once (a handler that finished but whose ack was lost). */
+  duplicates: number;
+}
+
+/** Watches the processed, alerts and dead-letter queues from a processor of the test's own. */
+async function watch(queues: { incoming: string; processed: string; alerts: string }) {
+  const observer = new MessageQueueProcessor(
+    { type: 'rabbitmq', connection: E2E_RABBITMQ_URL, prefetch: 200, reconnect: { initialDelay: 200 } },
+    { logger: silentLogger },
+  );
+  const outcome: Outcome = { processed: new Set(), dead: new Map(), alerts: new Set(), duplicates: 0 };
+  const progress = new Collector<number>();
+  await observer.consume(queues.processed, (message) => {
+    const { indicator } = message.json<{ indicator: string }>();
+    if (outcome.processed.has(indicator)) outcome.duplicates += 1;
+    outcome.processed.add(indicator);
+    progress.push(1);
+  });
+  await observer.consume(`${queues.incoming}.dlq`, (message) => {
+    outcome.dead.set(message.text(), message.headers);
+    progress.push(1);
+  });
+  await observer.consume(queues.alerts, (message) => {
+    outcome.alerts.add(message.json<{ indicator: string }>().indicator);
+  });
+  return { observer, outcome, progress };
+}
+
+async function send(workload: Workload, incoming: string): Promise<void> {
+  const publisher = new MessageQueueProcessor(
+    { type: 'rabbitmq', connection: E2E_RABBITMQ_URL },
+    { logger: silentLogger },
+  );
+  try {
+    await Promise.all(workload.bodies.map((body, i) => publisher.publish(incoming, body, { messageId: `m${i}` })));
+  } finally {
+    await publisher.stop();
+  }
+}
+
+function expectNothingLost(workload: Workload, outcome: Outcome): void {
+  expect(outcome.processed.size + outcome.dead.size).toBe(workload.bodies.length);
+  expect([...workload.indicators].filter((i) => !outcome.processed.has(i))).toEqual([]);
+  expect([...workload.malformed].filter((m) => !outcome.dead.has(m))).toEqual([]);
+  for (const headers of outcome.dead.values()) {
+    expect(headers[HEADERS.reason]).toBe('unprocessable');
+    expect(headers[HEADERS.error]).toMatch(
+      /not JSON|no "indicator"|Invalid indicator|"type" must be|expected a JSON object/,
+    );
+  }
+  expect([...workload.listed].filter((i) => !outcome.alerts.has(i))).toEqual([]);
+}
+
+describeWithBroker('rabbitmq', 'the RabbitMQ pipeline loses nothing', () => {
+  const names: string[] = [];
+  afterAll(async () => {
+    const queues = names.flatMap((n) => [`${n}.in`, `${n}.out`, `${n}.alerts`]);
+    await deleteRabbitQueues(queues);
+  });
+
+  const queueOptions = (
+    label: string,
+  ): RabbitMqOptions & { queues: { incoming: string; processed: string; alerts: string } } => {
+    const name = uniqueName(label);
+    names.push(name);
+    return {
+      type: 'rabbitmq',
+      connection: E2E_RABBITMQ_URL,
+      queues: { incoming: `${name}.in`, processed: `${name}.out`, alerts: `${name}.alerts` },
+      prefetch: 50,
+      retryDelay: 50,
+      reconnect: { initialDelay: 200, maxDelay: 2000 },
+    };
+  };
+
+  it('10,000 messages, the consumer process SIGKILLed mid-stream and restarted: processed + dead-lettered = sent', async () => {
+    const workload = makeWorkload('rmq-kill', 10_000, 100);
+    const queue = queueOptions('kill');
+    const { observer, outcome, progress } = await watch(queue.queues);
+    try {
+      await send(workload, queue.queues.incoming);
+      const first = spawnPipeline(workload.config, queue);
+      await first.ready;
+      await progress.until((items) => items.length >= 3000, '3,000 messages handled by the first process');
+      first.child.kill('SIGKILL');
+      expect(await first.exited).toBe('SIGKILL');
+      const handledByFirst = outcome.processed.size + outcome.dead.size;
+      expect(handledByFirst).toBeLessThan(workload.bodies.length);
+
+      const second = spawnPipeline(workload.config, queue);
+      await second.ready;
+      await progress.until(
+        () => outcome.processed.size + outcome.dead.size === workload.bodies.length,
+        'every message processed or dead-lettered',
+        50_000,
+      );
+      second.child.kill('SIGTERM');
+      expect(await second.exited).toBe(0);
+      expectNothingLost(workload, outcome);
+      expect(outcome.dead.size).toBe(100);
+    } finally {
+      await observer.stop();
+    }
+  }, 90_000);
+
+  it('the broker restarted mid-stream: the processor reconnects and finishes with nothing lost', async () => {
+    const workload = makeWorkload('rmq-restart', 10_000, 100);
+    const queue = queueOptions('restart');
+    const { observer, outcome, progress } = await watch(queue.queues);
+    const client = new ThreatClient(workload.config, { env: false, logger: silentLogger });
+    const integration = registerMessageQueue(client, queue);
+    try {
+      await send(workload, queue.queues.incoming);
+      await client.start();
+      await progress.until((items) => items.length >= 500, '500 messages handled before the restart');
+      await run('bash', [services, 'down', 'rabbitmq']);
+      expect((await integration.health()).healthy).toBe(false);
+      const handledBeforeRestart = outcome.processed.size + outcome.dead.size;
+      console.log(`broker restart: ${handledBeforeRestart} of ${workload.bodies.length} handled when it went down`);
+      expect(handledBeforeRestart).toBeLessThan(workload.bodies.length);
+      await run('bash', [services, 'up', 'rabbitmq']);
+      await progress.until(
+        () => outcome.processed.size + outcome.dead.size === workload.bodies.length,
+        'every message processed or dead-lettered after the restart',
+        60_000,
+      );
+      expect(integration.processor.stats.reconnections).toBeGreaterThanOrEqual(1);
+      expect((await integration.health()).healthy).toBe(true);
+      expectNothingLost(workload, outcome);
+    } finally {
+      await client.stop();
+      await observer.stop();
+    }
+  }, 120_000);
+});

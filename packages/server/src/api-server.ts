@@ -1,0 +1,445 @@
+import rateLimit from '@fastify/rate-limit';
+import {
+  type CorrelationResult,
+  InvalidIndicatorError,
+  type ThreatClient,
+  ThreatlibError,
+  ValidationError,
+} from '@threatlib/core';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import { Authenticator, type ServerAuthentication } from './auth/authenticator.js';
+import { PROBLEM_TYPES, type Problem, ProblemError, validationProblem } from './http/problem.js';
+import { ServerMetrics } from './metrics/server-metrics.js';
+import { openApiDocument } from './openapi/document.js';
+import * as S from './schemas.js';
+
+/** Options of {@link APIServer}. */
+export interface APIServerOptions {
+  /** Port to listen on (default 8080; 0 picks a free one). */
+  port?: number;
+  /** Interface to listen on (default 127.0.0.1: loopback only until you say otherwise). */
+  host?: string;
+  /** The server's own authentication; the mounted client's `security.authentication` is honoured too. */
+  authentication?: ServerAuthentication;
+  /** Per-client-IP limit: at most `max` requests per `windowMs` (default 600 per minute). */
+  rateLimit?: { windowMs?: number; max?: number };
+  /** Largest request body in bytes (default 1 MiB). */
+  bodyLimit?: number;
+  /** Most indicators in one `POST /threats/batch` (default 1000). */
+  batchLimit?: number;
+}
+
+interface Mounted {
+  prefix: string;
+  client: ThreatClient;
+  authenticator: Authenticator;
+}
+
+const DEFAULT_BODY_LIMIT = 1024 * 1024;
+const DEFAULT_BATCH_LIMIT = 1000;
+
+/**
+ * The threatlib REST service: fastify with per-IP rate limiting, authentication, RFC 9457 problem responses, an
+ * OpenAPI 3.1 document at `/openapi.json` (docs at `/docs`), `/health` and Prometheus `/metrics`.
+ *
+ * @example
+ * ```ts
+ * const server = new APIServer({ port: 8080, authentication: { type: 'bearer', tokens: [process.env.API_TOKEN!] } });
+ * server.mount('/api/v1', client);
+ * await server.start();
+ * ```
+ */
+export class APIServer {
+  readonly #options: Required<Omit<APIServerOptions, 'authentication' | 'rateLimit'>> & {
+    authentication: ServerAuthentication | undefined;
+    rateLimit: { windowMs: number; max: number };
+  };
+  readonly #mounted: Mounted[] = [];
+  readonly #metrics: ServerMetrics;
+  readonly #startedAt = Date.now();
+  #app: FastifyInstance | undefined;
+  #address: string | undefined;
+
+  constructor(options: APIServerOptions = {}) {
+    this.#options = {
+      port: options.port ?? 8080,
+      host: options.host ?? '127.0.0.1',
+      authentication: options.authentication,
+      rateLimit: { windowMs: options.rateLimit?.windowMs ?? 60_000, max: options.rateLimit?.max ?? 600 },
+      bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+      batchLimit: options.batchLimit ?? DEFAULT_BATCH_LIMIT,
+    };
+    this.#metrics = new ServerMetrics(() => this.#mounted);
+  }
+
+  /**
+   * Serves `client` under `prefix` (e.g. `/api/v1`).
+   *
+   * @throws {Error} when the prefix is taken or malformed, or when neither the server nor the client configures
+   *   authentication (choose `{type: 'none'}` explicitly for an open server).
+   */
+  mount(prefix: string, client: ThreatClient): this {
+    if (this.#app) throw new Error('mount() must be called before start()');
+    const normalised = prefix === '/' ? '' : prefix.replace(/\/+$/, '');
+    if (normalised !== '' && !/^(\/[A-Za-z0-9._~-]+)+$/.test(normalised)) {
+      throw new Error(`mount prefix ${JSON.stringify(prefix)} is not a path such as "/api/v1"`);
+    }
+    if (this.#mounted.some((m) => m.prefix === normalised))
+      throw new Error(`a client is already mounted at "${prefix}"`);
+    const authenticator = new Authenticator(this.#options.authentication, client.config.security.authentication, {
+      enforceHttps: client.config.security.enforceHttps,
+    });
+    this.#mounted.push({ prefix: normalised, client, authenticator });
+    return this;
+  }
+
+  /** Where the server listens, once started (`http://127.0.0.1:8080`). */
+  get address(): string | undefined {
+    return this.#address;
+  }
+
+  /** Starts every mounted client and listens. Resolves with the address. */
+  async start(): Promise<string> {
+    if (this.#mounted.length === 0) throw new Error('mount() a client before start()');
+    const app = await this.#build();
+    for (const { client } of this.#mounted) await client.start();
+    this.#address = await app.listen({ port: this.#options.port, host: this.#options.host });
+    return this.#address;
+  }
+
+  /** Stops listening (in-flight requests finish) and stops every mounted client. */
+  async stop(): Promise<void> {
+    const app = this.#app;
+    this.#app = undefined;
+    this.#address = undefined;
+    await app?.close();
+    for (const { client } of this.#mounted) await client.stop();
+  }
+
+  async #build(): Promise<FastifyInstance> {
+    const app = Fastify({
+      bodyLimit: this.#options.bodyLimit,
+      logger: false,
+      // A client behind a proxy is the proxy: rate limits per socket address unless trustProxy is set up.
+      trustProxy: false,
+      return503OnClosing: true,
+    });
+    this.#app = app;
+
+    app.addHook('onRequest', async (request) => {
+      (request as { startedAt?: bigint }).startedAt = process.hrtime.bigint();
+    });
+    app.addHook('onResponse', async (request, reply) => {
+      const started = (request as { startedAt?: bigint }).startedAt ?? process.hrtime.bigint();
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      this.#metrics.observe(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, seconds);
+    });
+
+    await app.register(rateLimit, {
+      global: true,
+      max: this.#options.rateLimit.max,
+      timeWindow: this.#options.rateLimit.windowMs,
+      keyGenerator: (request) => request.ip,
+      errorResponseBuilder: (_request, context) => {
+        const problem: Problem = {
+          type: PROBLEM_TYPES.rateLimited,
+          title: 'Too many requests',
+          status: 429,
+          detail: `at most ${context.max} requests per ${Math.round(this.#options.rateLimit.windowMs / 1000)} s from one address; retry in ${Math.ceil(context.ttl / 1000)} s`,
+        };
+        return Object.assign(new ProblemError(problem), { statusCode: 429 });
+      },
+    });
+
+    app.setErrorHandler((error: FastifyError | ProblemError, request, reply) => this.#sendError(error, request, reply));
+    app.setNotFoundHandler((request, reply) => {
+      this.#sendProblem(reply, request, {
+        type: PROBLEM_TYPES.notFound,
+        title: 'Not found',
+        status: 404,
+        detail: `no route ${request.method} ${request.url.split('?')[0]}`,
+      });
+    });
+
+    const document = openApiDocument({
+      prefixes: this.#mounted.map((m) => m.prefix),
+      batchLimit: this.#options.batchLimit,
+      bodyLimit: this.#options.bodyLimit,
+      security: [
+        ...(this.#options.authentication?.type === 'bearer' ||
+        this.#mounted.some((m) => ['jwt', 'oauth2'].includes(m.client.config.security.authentication?.type ?? ''))
+          ? (['bearer'] as const)
+          : []),
+        ...(this.#mounted.some((m) => m.client.config.security.authentication?.type === 'basic')
+          ? (['basic'] as const)
+          : []),
+      ],
+    });
+    app.get('/openapi.json', { config: { rateLimit: false } }, async () => document);
+    app.get('/docs', { config: { rateLimit: false } }, async (_request, reply) =>
+      reply.type('text/html').send(docsPage(document)),
+    );
+    app.get('/health', { config: { rateLimit: false } }, async (_request, reply) => {
+      const health = await this.#health();
+      return reply.code(health.ready ? 200 : 503).send(health);
+    });
+    app.get('/metrics', { config: { rateLimit: false } }, async (_request, reply) =>
+      reply.type(this.#metrics.registry.contentType).send(await this.#metrics.registry.metrics()),
+    );
+
+    for (const mounted of this.#mounted) {
+      await app.register(async (scope) => this.#routes(scope, mounted), { prefix: mounted.prefix });
+    }
+    await app.ready();
+    return app;
+  }
+
+  async #routes(app: FastifyInstance, { client, authenticator }: Mounted): Promise<void> {
+    app.addHook('onRequest', async (request, reply) => {
+      try {
+        await authenticator.authenticate(request.headers.authorization, request.method);
+      } catch (error) {
+        return this.#sendError(error as ProblemError, request, reply);
+      }
+    });
+
+    // fastify parses text/plain too; the API takes JSON only.
+    app.addHook('preValidation', async (request) => {
+      if (
+        request.method === 'POST' &&
+        !/^application\/(?:[\w.+-]+\+)?json\b/i.test(request.headers['content-type'] ?? '')
+      ) {
+        throw new ProblemError({
+          type: PROBLEM_TYPES.unsupportedMediaType,
+          title: 'Unsupported media type',
+          status: 415,
+          detail: `send application/json, not ${request.headers['content-type'] ?? 'no content type'}`,
+        });
+      }
+    });
+
+    app.post('/threats/scan', async (request) => {
+      const body = parse(S.ScanRequest, request.body, 'request body');
+      return toScan(await correlate(client, body.indicator, body.type));
+    });
+
+    app.post('/threats/batch', async (request) => {
+      const raw = request.body as { indicators?: unknown } | undefined;
+      if (Array.isArray(raw?.indicators) && raw.indicators.length > this.#options.batchLimit) {
+        throw new ProblemError({
+          type: PROBLEM_TYPES.batchTooLarge,
+          title: 'Batch too large',
+          status: 413,
+          detail: `a batch holds at most ${this.#options.batchLimit} indicators; this one has ${raw.indicators.length}`,
+        });
+      }
+      const body = parse(S.BatchRequest, request.body, 'request body');
+      const results = await Promise.all(
+        body.indicators.map(async (item) => {
+          const { indicator, type } = typeof item === 'string' ? { indicator: item, type: undefined } : item;
+          try {
+            return { input: indicator, ok: true as const, result: toScan(await correlate(client, indicator, type)) };
+          } catch (error) {
+            const problem = problemFor(error);
+            if (!problem) throw error;
+            return { input: indicator, ok: false as const, problem };
+          }
+        }),
+      );
+      const failed = results.filter((r) => !r.ok).length;
+      return { results, summary: { total: results.length, succeeded: results.length - failed, failed } };
+    });
+
+    app.post('/correlate', async (request) => {
+      const body = parse(S.CorrelateRequest, request.body, 'request body');
+      return correlate(client, body.indicator, body.type);
+    });
+
+    app.get('/feeds/status', async () => ({ feeds: client.feedStatus() }));
+
+    app.get('/alerts', async (request) => {
+      const query = parse(S.AlertsQuery, request.query, 'query');
+      return client.alerts.list({
+        limit: query.limit,
+        ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
+        ...(query.severity === undefined ? {} : { minSeverity: query.severity }),
+        ...(query.since === undefined ? {} : { since: new Date(query.since) }),
+      });
+    });
+
+    app.post('/alerts', async (request, reply) => {
+      const body = parse(S.AlertCreate, request.body, 'request body');
+      const alert = await client.alerts.add(body);
+      return reply.code(201).send(alert);
+    });
+  }
+
+  async #health() {
+    const clients = await Promise.all(
+      this.#mounted.map(async ({ prefix, client }) => ({
+        prefix,
+        state: client.state,
+        feeds: client.feedStatus().map((s) => ({ feed: s.feed, configured: s.configured, breaker: s.breaker.state })),
+        integrations: (await client.integrationHealth()).map((h) => ({
+          name: h.name,
+          healthy: h.healthy,
+          ...(h.detail === undefined ? {} : { detail: h.detail }),
+        })),
+      })),
+    );
+    const ready = clients.every((c) => c.state === 'running' && c.integrations.every((i) => i.healthy));
+    const degraded = clients.some((c) => c.feeds.some((f) => f.breaker === 'open'));
+    return {
+      status: ready && !degraded ? ('ok' as const) : ('degraded' as const),
+      live: true,
+      ready,
+      uptimeSeconds: Math.round((Date.now() - this.#startedAt) / 1000),
+      clients,
+    };
+  }
+
+  #sendError(error: unknown, request: FastifyRequest, reply: FastifyReply) {
+    if (error instanceof ProblemError) {
+      for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+      return this.#sendProblem(reply, request, error.problem);
+    }
+    const known = problemFor(error) ?? fastifyProblem(error as FastifyError);
+    if (known) return this.#sendProblem(reply, request, known);
+    // Anything else is our bug: say so without leaking internals, and keep the details for the operator.
+    process.emitWarning(
+      `threatlib server: unexpected error on ${request.method} ${request.url}: ${(error as Error)?.stack ?? error}`,
+    );
+    return this.#sendProblem(reply, request, {
+      type: PROBLEM_TYPES.internal,
+      title: 'Internal error',
+      status: 500,
+      detail: 'the server failed to handle this request; the operator can find the cause in its log',
+    });
+  }
+
+  #sendProblem(reply: FastifyReply, request: FastifyRequest, problem: Problem) {
+    return reply
+      .code(problem.status)
+      .type('application/problem+json')
+      .send({ ...problem, instance: request.url.split('?')[0] });
+  }
+}
+
+async function correlate(
+  client: ThreatClient,
+  indicator: string,
+  type: S.ScanType | undefined,
+): Promise<CorrelationResult> {
+  return client.correlate(indicator, type === undefined ? {} : { type });
+}
+
+function toScan(c: CorrelationResult): z.infer<typeof S.ScanResponse> {
+  return {
+    indicator: c.indicator,
+    type: c.type,
+    verdict: c.verdict,
+    isThreat: c.isThreat,
+    riskScore: c.riskScore,
+    confidence: c.confidence,
+    consensus: c.consensus,
+    results: c.results,
+    ...(c.warninglist ? { warninglist: c.warninglist } : {}),
+    startedAt: c.startedAt,
+    durationMs: c.durationMs,
+  };
+}
+
+function parse<T extends z.ZodType>(schema: T, value: unknown, subject: string): z.infer<T> {
+  const result = schema.safeParse(value ?? {});
+  if (result.success) return result.data;
+  throw validationProblem(
+    subject,
+    result.error.issues.map((issue) => ({
+      path: issue.path.map(String).join('.') || (issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : ''),
+      message: issue.code === 'unrecognized_keys' ? 'unknown field' : issue.message,
+    })),
+  );
+}
+
+/** The problem a threatlib error means, or undefined for anything else. */
+function problemFor(error: unknown): Problem | undefined {
+  if (InvalidIndicatorError.isInstance(error)) {
+    return { type: PROBLEM_TYPES.invalidIndicator, title: 'Invalid indicator', status: 400, detail: error.message };
+  }
+  if (ValidationError.isInstance(error)) {
+    return {
+      type: PROBLEM_TYPES.validation,
+      title: 'Request validation failed',
+      status: 400,
+      detail: error.message,
+      errors: [...error.issues],
+    };
+  }
+  if (ThreatlibError.isInstance(error) && error.code === 'VAULT_LOCKED') {
+    return {
+      type: PROBLEM_TYPES.vaultLocked,
+      title: 'Vault locked',
+      status: 503,
+      detail: 'the API key vault is locked',
+    };
+  }
+  return undefined;
+}
+
+/** Fastify's own request errors (malformed JSON, body too large, wrong media type) as problems. */
+function fastifyProblem(error: FastifyError): Problem | undefined {
+  if (error instanceof ProblemError) return error.problem;
+  const withProblem = error as FastifyError & { problem?: Problem };
+  if (withProblem.problem) return withProblem.problem;
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return {
+        type: PROBLEM_TYPES.malformedJson,
+        title: 'Malformed JSON',
+        status: 400,
+        detail: 'the request body is not valid JSON',
+      };
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return { type: PROBLEM_TYPES.payloadTooLarge, title: 'Payload too large', status: 413, detail: error.message };
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return {
+        type: PROBLEM_TYPES.unsupportedMediaType,
+        title: 'Unsupported media type',
+        status: 415,
+        detail: 'send application/json',
+      };
+    default:
+      if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+        return {
+          type: PROBLEM_TYPES.validation,
+          title: 'Bad request',
+          status: error.statusCode,
+          detail: error.message,
+        };
+      }
+      return undefined;
+  }
+}
+
+function docsPage(document: Record<string, unknown>): string {
+  const paths = document.paths as Record<string, Record<string, { summary?: string }>>;
+  const rows = Object.entries(paths)
+    .flatMap(([path, ops]) =>
+      Object.entries(ops).map(
+        ([method, op]) =>
+          `<tr><td><code>${method.toUpperCase()}</code></td><td><code>${escapeHtml(path)}</code></td><td>${escapeHtml(op.summary ?? '')}</td></tr>`,
+      ),
+    )
+    .join('\n');
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>threatlib API</title>
+<style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto}td{padding:.3rem .6rem;border-bottom:1px solid #ddd}</style>
+</head><body><h1>threatlib API</h1><p>The machine-readable description is <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1). Errors are RFC 9457 problem documents.</p>
+<table>${rows}</table></body></html>`;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}

@@ -1,0 +1,278 @@
+import { randomBytes } from 'node:crypto';
+import { createReadStream, existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import {
+  CONFIG_FILE_NAMES,
+  type CorrelationResult,
+  loadConfig,
+  runConfigCommand,
+  streamScouts,
+  ThreatClient,
+  type ThreatConfig,
+  ThreatlibError,
+} from '@threatlib/core';
+import cliProgress from 'cli-progress';
+import { APIServer } from '../api-server.js';
+import { hashPassword } from '../auth/password-hash.js';
+import { embeddedConfig } from './embedded-config.js';
+
+/** Exit codes of `threatlib`. */
+export const EXIT = {
+  /** Done; no indicator is a threat. */
+  ok: 0,
+  /** Done; at least one indicator is a threat. */
+  threat: 1,
+  /** Bad command line. */
+  usage: 2,
+  /** The configuration (file, profile or environment) is invalid. */
+  config: 3,
+  /** Done, but some inputs were invalid or some feeds failed: the answer is incomplete. */
+  incomplete: 4,
+} as const;
+
+export const USAGE = `Usage: threatlib <command> [options]
+
+Commands:
+  serve [--config FILE] [--profile NAME] [--port N] [--host H]
+        Start the REST API (under /api/v1). Without a config file: embedded defaults (no keys, no network).
+        The bearer token is THREATLIB_API_TOKEN, or a random one printed once at start.
+  scan <indicator...> [--file list.txt] [--format table|json] [--config FILE] [--profile NAME]
+        Scan indicators (a progress bar on stderr when reading a file).
+  correlate <indicator> [--format table|json] [--config FILE] [--profile NAME]
+        The full correlation of one indicator.
+  config check|show [--config FILE] [--profile NAME]
+        Validate the configuration and list usable feeds.
+  hash-password
+        Read a password on stdin and print its hash for security.authentication.users.
+
+Exit codes: 0 ok (no threat), 1 threat found, 2 usage error, 3 invalid configuration,
+            4 incomplete (invalid inputs or failed feeds).`;
+
+/** What the CLI reads and writes; the real process in `bin/threatlib.js`, buffers in tests. */
+export interface CliIo {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  env: Readonly<Record<string, string | undefined>>;
+  cwd: string;
+  stdin?: NodeJS.ReadableStream;
+  /** Resolves when the process is asked to stop (SIGINT/SIGTERM); `serve` waits on it. */
+  stopSignal?: Promise<void>;
+}
+
+/** Runs `threatlib` with `argv` (without node and script) and resolves with the exit code. */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'serve':
+        return await serve(rest, io);
+      case 'scan':
+        return await scan(rest, io, false);
+      case 'correlate':
+        return await scan(rest, io, true);
+      case 'config': {
+        const code = await runConfigCommand(rest, io);
+        return code === 1 ? EXIT.config : code;
+      }
+      case 'hash-password':
+        return await hashFromStdin(io);
+      case undefined:
+      case '--help':
+      case '-h':
+      case 'help':
+        io.out(`${USAGE}\n`);
+        return command === undefined ? EXIT.usage : EXIT.ok;
+      default:
+        io.err(`Unknown command "${command}".\n\n${USAGE}\n`);
+        return EXIT.usage;
+    }
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.err(`${error.message}\n\n${USAGE}\n`);
+      return EXIT.usage;
+    }
+    if (
+      ThreatlibError.isInstance(error) &&
+      (error.code === 'CONFIGURATION_INVALID' || error.code === 'LIST_LOAD_FAILED')
+    ) {
+      io.err(`${error.message}\n`);
+      return EXIT.config;
+    }
+    throw error;
+  }
+}
+
+class UsageError extends Error {}
+
+type Values = Record<string, string | boolean | undefined>;
+
+function options(argv: string[]): { values: Values; positionals: string[] } {
+  try {
+    const { values, positionals } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        config: { type: 'string', short: 'c' },
+        profile: { type: 'string', short: 'p' },
+        port: { type: 'string' },
+        host: { type: 'string' },
+        file: { type: 'string', short: 'f' },
+        format: { type: 'string' },
+      },
+    });
+    return { values: values as Values, positionals };
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+async function makeClient(values: Values, io: CliIo): Promise<ThreatClient> {
+  const file =
+    typeof values.config === 'string'
+      ? values.config
+      : CONFIG_FILE_NAMES.find((name) => existsSync(resolve(io.cwd, name)));
+  let config: ThreatConfig;
+  if (file) {
+    config = await loadConfig({
+      file,
+      cwd: io.cwd,
+      env: io.env,
+      ...(typeof values.profile === 'string' ? { profile: values.profile } : {}),
+    });
+  } else {
+    if (typeof values.profile === 'string')
+      throw new UsageError(`--profile needs a config file; there is no ${CONFIG_FILE_NAMES[0]} in ${io.cwd}`);
+    config = embeddedConfig(io.env);
+  }
+  return new ThreatClient(config, { env: io.env });
+}
+
+async function serve(argv: string[], io: CliIo): Promise<number> {
+  const { values } = options(argv);
+  const port = values.port === undefined ? 8080 : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new UsageError(`--port must be 0..65535, got ${String(values.port)}`);
+  const client = await makeClient(values, io);
+  const fromEnv = io.env.THREATLIB_API_TOKEN?.trim();
+  const token = fromEnv || randomBytes(24).toString('base64url');
+  const server = new APIServer({
+    port,
+    host: typeof values.host === 'string' ? values.host : '127.0.0.1',
+    authentication: { type: 'bearer', tokens: [token] },
+  });
+  server.mount('/api/v1', client);
+  const address = await server.start();
+  io.out(`threatlib API listening on ${address} (routes under ${address}/api/v1, docs at ${address}/docs)\n`);
+  io.out(fromEnv ? 'bearer token: from THREATLIB_API_TOKEN\n' : `bearer token (shown once): ${token}\n`);
+  await (io.stopSignal ?? new Promise<void>(() => {}));
+  await server.stop();
+  return EXIT.ok;
+}
+
+async function scan(argv: string[], io: CliIo, single: boolean): Promise<number> {
+  const { values, positionals } = options(argv);
+  const format = values.format ?? 'table';
+  if (format !== 'table' && format !== 'json')
+    throw new UsageError(`--format must be table or json, got ${String(format)}`);
+  if (single && positionals.length !== 1) throw new UsageError('correlate takes exactly one indicator');
+  if (!single && positionals.length === 0 && values.file === undefined)
+    throw new UsageError('scan needs indicators or --file');
+  const client = await makeClient(values, io);
+  const file = typeof values.file === 'string' ? resolve(io.cwd, values.file) : undefined;
+  const total = file ? await countLines(file) : 0;
+  const bar =
+    file && !single
+      ? new cliProgress.SingleBar(
+          {
+            stream: process.stderr,
+            format: 'scanning [{bar}] {value}/{total} indicators, {threats} threats',
+            hideCursor: true,
+          },
+          cliProgress.Presets.shades_classic,
+        )
+      : undefined;
+  bar?.start(total, 0, { threats: 0 });
+  let threats = 0;
+  let incomplete = false;
+  const inputs = file ? readLines(file, positionals) : positionals;
+  try {
+    for await (const item of streamScouts(inputs, (input) => client.correlate(input), { window: client.concurrency })) {
+      if (item.ok) {
+        const c = item.result;
+        if (c.isThreat) threats += 1;
+        if (c.failures.length > 0) incomplete = true;
+        io.out(format === 'json' ? `${JSON.stringify(single ? c : summary(c))}\n` : single ? detail(c) : `${row(c)}\n`);
+      } else {
+        incomplete = true;
+        io.out(
+          format === 'json'
+            ? `${JSON.stringify({ input: item.input, error: item.error })}\n`
+            : `${item.input}\tinvalid\t${item.error.message}\n`,
+        );
+      }
+      bar?.increment(1, { threats });
+    }
+  } finally {
+    bar?.stop();
+    await client.stop();
+  }
+  return threats > 0 ? EXIT.threat : incomplete ? EXIT.incomplete : EXIT.ok;
+}
+
+function summary(c: CorrelationResult) {
+  return {
+    indicator: c.indicator,
+    type: c.type,
+    verdict: c.verdict,
+    isThreat: c.isThreat,
+    riskScore: c.riskScore,
+    confidence: c.confidence,
+    consensus: c.consensus,
+    evidence: c.results.filter((r) => r.status === 'ok').flatMap((r) => r.evidence.map((e) => `${r.feed}: ${e}`)),
+    failures: c.failures,
+  };
+}
+
+function row(c: CorrelationResult): string {
+  const evidence = c.results.find((r) => r.status === 'ok' && r.verdict !== 'unknown')?.evidence[0] ?? '';
+  return [c.indicator, c.verdict, `risk ${c.riskScore}`, `confidence ${c.confidence}`, evidence].join('\t');
+}
+
+function detail(c: CorrelationResult): string {
+  const lines = [
+    `${c.indicator} (${c.type}): ${c.verdict}${c.isThreat ? ' (threat)' : ''}, risk ${c.riskScore}/10, confidence ${c.confidence}, consensus ${c.consensus}, strategy ${c.strategy}`,
+  ];
+  for (const r of c.results)
+    lines.push(`  ${r.feed.padEnd(22)} ${r.status.padEnd(15)} ${r.verdict.padEnd(10)} ${r.evidence[0] ?? ''}`);
+  return `${lines.join('\n')}\n`;
+}
+
+async function* readLines(file: string, first: string[]): AsyncGenerator<string> {
+  yield* first;
+  const lines = createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Number.POSITIVE_INFINITY });
+  for await (const line of lines) {
+    const text = line.trim();
+    if (text !== '' && !text.startsWith('#')) yield text;
+  }
+}
+
+async function countLines(file: string): Promise<number> {
+  let n = 0;
+  for await (const _ of readLines(file, [])) n += 1;
+  return n;
+}
+
+async function hashFromStdin(io: CliIo): Promise<number> {
+  const input = io.stdin ?? process.stdin;
+  let text = '';
+  for await (const chunk of input) text += chunk.toString();
+  const password = text.replace(/\r?\n$/, '');
+  if (password === '') {
+    io.err('hash-password reads the password on stdin; it was empty\n');
+    return EXIT.usage;
+  }
+  io.out(`${await hashPassword(password)}\n`);
+  return EXIT.ok;
+}

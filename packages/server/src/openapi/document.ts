@@ -1,0 +1,194 @@
+import { z } from 'zod';
+import * as S from '../schemas.js';
+
+type JsonSchema = Record<string, unknown>;
+
+const PROBLEM_JSON = 'application/problem+json';
+
+function components(): Record<string, JsonSchema> {
+  const named = [
+    S.ScanRequest,
+    S.BatchRequest,
+    S.CorrelateRequest,
+    S.AlertsQuery,
+    S.AlertCreate,
+    S.FeedResult,
+    S.ScanResponse,
+    S.CorrelationResponse,
+    S.Problem,
+    S.BatchResponse,
+    S.FeedStatusResponse,
+    S.Alert,
+    S.AlertPage,
+    S.HealthResponse,
+  ];
+  const registry = z.registry<{ id: string }>();
+  for (const schema of named) {
+    const id = (z.globalRegistry.get(schema) as { id?: string } | undefined)?.id;
+    if (id) registry.add(schema, { id });
+  }
+  const { schemas } = z.toJSONSchema(registry, {
+    target: 'draft-2020-12',
+    io: 'input',
+    unrepresentable: 'any',
+    uri: (id) => `#/components/schemas/${id}`,
+  });
+  const out: Record<string, JsonSchema> = {};
+  for (const [id, schema] of Object.entries(schemas)) {
+    const { $schema: _s, $id: _i, ...rest } = schema as JsonSchema;
+    out[id] = rest;
+  }
+  return out;
+}
+
+const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
+const json = (id: string) => ({ 'application/json': { schema: ref(id) } });
+const problem = (description: string) => ({ description, content: { [PROBLEM_JSON]: { schema: ref('Problem') } } });
+
+const COMMON_ERRORS = {
+  '401': problem('No valid credentials'),
+  '403': problem('The credentials lack the scope this operation needs'),
+  '429': {
+    ...problem('Too many requests from this client; Retry-After says when to try again'),
+    headers: { 'Retry-After': { schema: { type: 'integer' } } },
+  },
+};
+
+const BODY_ERRORS = {
+  '400': problem('Malformed JSON, a field of the wrong type, or an invalid indicator'),
+  '413': problem('The body (or the batch) is larger than the server accepts'),
+  '415': problem('The body is not application/json'),
+};
+
+/** The options the document describes. */
+export interface OpenApiOptions {
+  prefixes: readonly string[];
+  batchLimit: number;
+  bodyLimit: number;
+  security: ReadonlyArray<'bearer' | 'basic'>;
+}
+
+/**
+ * The OpenAPI 3.1 document of the API, generated from the same zod schemas that validate requests, for each
+ * mounted prefix.
+ */
+export function openApiDocument(options: OpenApiOptions): Record<string, unknown> {
+  const paths: Record<string, unknown> = {};
+  for (const prefix of options.prefixes) {
+    const p = (path: string) => `${prefix}${path}`;
+    paths[p('/threats/scan')] = {
+      post: {
+        operationId: opId(prefix, 'scan'),
+        summary: 'Ask every configured source about one indicator and return the verdict with each answer',
+        requestBody: { required: true, content: json('ScanRequest') },
+        responses: {
+          '200': { description: 'The verdict and every source’s answer', content: json('ScanResponse') },
+          ...BODY_ERRORS,
+          ...COMMON_ERRORS,
+        },
+      },
+    };
+    paths[p('/threats/batch')] = {
+      post: {
+        operationId: opId(prefix, 'batch'),
+        summary: `Scan up to ${options.batchLimit} indicators; each item reports its own result or problem`,
+        requestBody: { required: true, content: json('BatchRequest') },
+        responses: {
+          '200': { description: 'One entry per indicator, in order', content: json('BatchResponse') },
+          ...BODY_ERRORS,
+          ...COMMON_ERRORS,
+        },
+      },
+    };
+    paths[p('/correlate')] = {
+      post: {
+        operationId: opId(prefix, 'correlate'),
+        summary:
+          'The full correlation of one indicator: confidence, consensus, risk score and each source’s contribution',
+        requestBody: { required: true, content: json('CorrelateRequest') },
+        responses: {
+          '200': { description: 'The correlation', content: json('CorrelationResponse') },
+          ...BODY_ERRORS,
+          ...COMMON_ERRORS,
+        },
+      },
+    };
+    paths[p('/feeds/status')] = {
+      get: {
+        operationId: opId(prefix, 'feedStatus'),
+        summary: 'Breaker state, quota left, last error and latency of each feed',
+        responses: { '200': { description: 'Per feed', content: json('FeedStatusResponse') }, ...COMMON_ERRORS },
+      },
+    };
+    paths[p('/alerts')] = {
+      get: {
+        operationId: opId(prefix, 'listAlerts'),
+        summary: 'Alerts, newest first, filtered by minimum severity and time',
+        parameters: [
+          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
+          { name: 'cursor', in: 'query', schema: { type: 'string', maxLength: 100 } },
+          { name: 'severity', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 10 } },
+          { name: 'since', in: 'query', schema: { type: 'string', format: 'date-time' } },
+        ],
+        responses: {
+          '200': { description: 'A page of alerts', content: json('AlertPage') },
+          '400': problem('Invalid query'),
+          ...COMMON_ERRORS,
+        },
+      },
+      post: {
+        operationId: opId(prefix, 'createAlert'),
+        summary: 'Store an alert',
+        requestBody: { required: true, content: json('AlertCreate') },
+        responses: {
+          '201': { description: 'The stored alert', content: json('Alert') },
+          ...BODY_ERRORS,
+          ...COMMON_ERRORS,
+        },
+      },
+    };
+  }
+  paths['/health'] = {
+    get: {
+      operationId: 'health',
+      summary: 'Liveness and readiness, with feed and integration health',
+      security: [],
+      responses: {
+        '200': { description: 'Ready', content: json('HealthResponse') },
+        '503': { description: 'Alive but not ready', content: json('HealthResponse') },
+      },
+    },
+  };
+  paths['/metrics'] = {
+    get: {
+      operationId: 'metrics',
+      summary: 'Prometheus metrics',
+      security: [],
+      responses: {
+        '200': {
+          description: 'Prometheus text exposition format',
+          content: { 'text/plain': { schema: { type: 'string' } } },
+        },
+      },
+    },
+  };
+  const securitySchemes: Record<string, unknown> = {};
+  if (options.security.includes('bearer')) securitySchemes.bearer = { type: 'http', scheme: 'bearer' };
+  if (options.security.includes('basic')) securitySchemes.basic = { type: 'http', scheme: 'basic' };
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'threatlib API',
+      version: '1',
+      description: `Threat-intelligence lookups and correlation. Request bodies are limited to ${options.bodyLimit} bytes; errors are RFC 9457 problem documents.`,
+    },
+    paths,
+    components: { schemas: components(), securitySchemes },
+    security: Object.keys(securitySchemes).map((name) => ({ [name]: [] })),
+  };
+}
+
+function opId(prefix: string, name: string): string {
+  const scope = prefix.replace(/[^a-zA-Z0-9]+/g, '_').replace(/^_|_$/g, '');
+  return scope ? `${scope}_${name}` : name;
+}

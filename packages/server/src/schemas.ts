@@ -1,0 +1,238 @@
+import { AlertInputSchema, INDICATOR_TYPES } from '@threatlib/core';
+import { z } from 'zod';
+
+/*
+ * Every request and response of the API, as zod schemas. Requests are validated with them; the OpenAPI document
+ * is generated from them, so the two cannot drift apart.
+ */
+
+const indicatorText = z
+  .string()
+  .min(1)
+  .max(8192)
+  .meta({ description: 'An IP, domain, URL, hash or email; defanged forms are accepted' });
+const indicatorType = z.enum(INDICATOR_TYPES).meta({ description: 'Skip detection and treat the input as this type' });
+
+export const ScanRequest = z
+  .strictObject({ indicator: indicatorText, type: indicatorType.optional() })
+  .meta({ id: 'ScanRequest' });
+
+export const BatchItem = z.union([
+  indicatorText,
+  z.strictObject({ indicator: indicatorText, type: indicatorType.optional() }),
+]);
+
+export const BatchRequest = z
+  .strictObject({ indicators: z.array(BatchItem).min(1, { error: 'at least one indicator' }) })
+  .meta({ id: 'BatchRequest' });
+
+export const CorrelateRequest = z
+  .strictObject({ indicator: indicatorText, type: indicatorType.optional() })
+  .meta({ id: 'CorrelateRequest' });
+
+export const AlertsQuery = z
+  .strictObject({
+    limit: z.coerce.number().int().min(1).max(500).default(50),
+    cursor: z.string().max(100).optional(),
+    severity: z.coerce.number().int().min(1).max(10).optional().meta({ description: 'Minimum severity' }),
+    since: z.iso.datetime({ offset: true }).optional().meta({ description: 'Only alerts at or after this time' }),
+  })
+  .meta({ id: 'AlertsQuery' });
+
+export const AlertCreate = AlertInputSchema.meta({ id: 'AlertCreate' });
+
+export const FeedResult = z
+  .object({
+    feed: z.string(),
+    indicator: z.string(),
+    type: z.enum(INDICATOR_TYPES),
+    status: z.enum([
+      'ok',
+      'not_found',
+      'unsupported',
+      'not_configured',
+      'auth_error',
+      'rate_limited',
+      'timeout',
+      'circuit_open',
+      'error',
+    ]),
+    verdict: z.enum(['malicious', 'suspicious', 'clean', 'unknown']),
+    score: z.number().min(0).max(1),
+    categories: z.array(z.string()),
+    tags: z.array(z.string()),
+    malwareFamilies: z.array(z.string()),
+    firstSeen: z.string().optional(),
+    lastSeen: z.string().optional(),
+    references: z.array(z.string()),
+    evidence: z.array(z.string()),
+    durationMs: z.number(),
+    cached: z.boolean(),
+    error: z
+      .object({
+        message: z.string(),
+        statusCode: z.number().optional(),
+        retryAfterMs: z.number().optional(),
+        network: z.boolean().optional(),
+      })
+      .optional(),
+  })
+  .meta({ id: 'FeedResult' });
+
+const Warninglist = z.object({ list: z.string(), entry: z.string(), reason: z.string() });
+
+const Contribution = z.object({
+  feed: z.string(),
+  status: z.string(),
+  verdict: z.string(),
+  counted: z.boolean(),
+  weight: z.number(),
+  recency: z.number(),
+  score: z.number(),
+  contribution: z.number(),
+  reason: z.string(),
+});
+
+const Verdict = z.enum(['malicious', 'suspicious', 'clean', 'unknown']);
+
+export const ScanResponse = z
+  .object({
+    indicator: z.string(),
+    type: z.enum(INDICATOR_TYPES),
+    verdict: Verdict,
+    isThreat: z.boolean(),
+    riskScore: z.number().int().min(1).max(10),
+    confidence: z.number().min(0).max(100),
+    consensus: z.number().int().min(0),
+    results: z.array(FeedResult),
+    warninglist: Warninglist.optional(),
+    startedAt: z.string(),
+    durationMs: z.number(),
+  })
+  .meta({ id: 'ScanResponse' });
+
+export const CorrelationResponse = z
+  .object({
+    indicator: z.string(),
+    type: z.enum(INDICATOR_TYPES),
+    confidence: z.number(),
+    verdict: Verdict,
+    isThreat: z.boolean(),
+    consensus: z.number().int(),
+    sourcesQueried: z.number().int(),
+    sourcesAnswered: z.number().int(),
+    riskScore: z.number().int().min(1).max(10),
+    strategy: z.string(),
+    thresholds: z.object({
+      confidence: z.number(),
+      consensus: z.number(),
+      riskScore: z.number(),
+      correlationWeight: z.number(),
+    }),
+    contributions: z.array(Contribution),
+    failures: z.array(z.object({ feed: z.string(), status: z.string(), message: z.string() })),
+    warninglist: Warninglist.optional(),
+    results: z.array(FeedResult),
+    startedAt: z.string(),
+    durationMs: z.number(),
+  })
+  .meta({ id: 'CorrelationResponse' });
+
+export const Problem = z
+  .object({
+    type: z.string(),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string().optional(),
+    instance: z.string().optional(),
+    errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  })
+  .meta({ id: 'Problem' });
+
+export const BatchResponse = z
+  .object({
+    results: z.array(
+      z.union([
+        z.object({ input: z.string(), ok: z.literal(true), result: ScanResponse }),
+        z.object({ input: z.string(), ok: z.literal(false), problem: Problem }),
+      ]),
+    ),
+    summary: z.object({ total: z.number().int(), succeeded: z.number().int(), failed: z.number().int() }),
+  })
+  .meta({ id: 'BatchResponse' });
+
+export const FeedStatusResponse = z
+  .object({
+    feeds: z.array(
+      z.object({
+        feed: z.string(),
+        name: z.string(),
+        configured: z.boolean(),
+        breaker: z.object({
+          state: z.enum(['closed', 'open', 'half_open']),
+          failures: z.number().int(),
+          openedAt: z.string().optional(),
+          nextTrialAt: z.string().optional(),
+        }),
+        quota: z.array(
+          z.object({
+            window: z.enum(['second', 'minute', 'hour', 'day']),
+            limit: z.number(),
+            remaining: z.number(),
+            resetsAt: z.string().optional(),
+          }),
+        ),
+        limits: z.string(),
+        pausedUntil: z.string().optional(),
+        queued: z.number().int(),
+        inFlight: z.number().int(),
+        requests: z.object({
+          sent: z.number().int(),
+          retries: z.number().int(),
+          cacheHits: z.number().int(),
+          deduplicated: z.number().int(),
+          byStatus: z.record(z.string(), z.number().int()),
+        }),
+        lastError: z.object({ message: z.string(), status: z.string(), at: z.string() }).optional(),
+        latencyMs: z.object({ p50: z.number().nullable(), p95: z.number().nullable(), samples: z.number().int() }),
+      }),
+    ),
+  })
+  .meta({ id: 'FeedStatusResponse' });
+
+export const Alert = z
+  .object({
+    id: z.string(),
+    title: z.string(),
+    severity: z.number().int().min(1).max(10),
+    description: z.string().optional(),
+    indicators: z.array(z.string()),
+    timestamp: z.string(),
+    source: z.string().optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+  })
+  .meta({ id: 'Alert' });
+
+export const AlertPage = z
+  .object({ items: z.array(Alert), nextCursor: z.string().optional() })
+  .meta({ id: 'AlertPage' });
+
+export const HealthResponse = z
+  .object({
+    status: z.enum(['ok', 'degraded']),
+    live: z.boolean(),
+    ready: z.boolean(),
+    uptimeSeconds: z.number(),
+    clients: z.array(
+      z.object({
+        prefix: z.string(),
+        state: z.string(),
+        feeds: z.array(z.object({ feed: z.string(), configured: z.boolean(), breaker: z.string() })),
+        integrations: z.array(z.object({ name: z.string(), healthy: z.boolean(), detail: z.string().optional() })),
+      }),
+    ),
+  })
+  .meta({ id: 'HealthResponse' });
+
+/** An indicator type, as requests name it. */
+export type ScanType = z.infer<typeof indicatorType>;
