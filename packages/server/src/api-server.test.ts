@@ -190,6 +190,14 @@ describe('bad input gets a 4xx problem, never a 5xx', () => {
     expect((await json(response)).type).toBe(`https://threatlib.dev/problems/${type}`);
   });
 
+  it('a known route with another method is a 405 problem naming the allowed ones', async () => {
+    const { call } = await serve();
+    const response = await call('/api/v1/threats/scan', { method: 'DELETE' });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('POST');
+    expect(await json(response)).toMatchObject({ type: 'https://threatlib.dev/problems/method-not-allowed' });
+  });
+
   it('an unknown route is a 404 problem', async () => {
     const { call } = await serve();
     const response = await call('/api/v1/nothing');

@@ -154,7 +154,20 @@ export class APIServer {
 
     app.setErrorHandler((error: FastifyError | ProblemError, request, reply) => this.#sendError(error, request, reply));
     app.setNotFoundHandler((request, reply) => {
-      this.#sendProblem(reply, request, {
+      const url = request.url.split('?')[0] ?? '/';
+      const allowed = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].filter((method) =>
+        app.hasRoute({ method: method as 'GET', url }),
+      );
+      if (allowed.length > 0) {
+        reply.header('allow', allowed.join(', '));
+        return this.#sendProblem(reply, request, {
+          type: PROBLEM_TYPES.methodNotAllowed,
+          title: 'Method not allowed',
+          status: 405,
+          detail: `${url} answers ${allowed.join(', ')}, not ${request.method}`,
+        });
+      }
+      return this.#sendProblem(reply, request, {
         type: PROBLEM_TYPES.notFound,
         title: 'Not found',
         status: 404,
