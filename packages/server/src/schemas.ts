@@ -1,4 +1,4 @@
-import { AlertInputSchema, INDICATOR_TYPES } from '@threatlib/core';
+import { AlertInputSchema, FEED_STATUSES, INDICATOR_TYPES } from '@threatlib/core';
 import { z } from 'zod';
 
 /*
@@ -46,17 +46,7 @@ export const FeedResult = z
     feed: z.string(),
     indicator: z.string(),
     type: z.enum(INDICATOR_TYPES),
-    status: z.enum([
-      'ok',
-      'not_found',
-      'unsupported',
-      'not_configured',
-      'auth_error',
-      'rate_limited',
-      'timeout',
-      'circuit_open',
-      'error',
-    ]),
+    status: z.enum(FEED_STATUSES),
     verdict: z.enum(['malicious', 'suspicious', 'clean', 'unknown']),
     score: z.number().min(0).max(1),
     categories: z.array(z.string()),
