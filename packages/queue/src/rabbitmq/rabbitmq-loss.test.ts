@@ -30,6 +30,7 @@ async function watch(queues: { incoming: string; processed: string; alerts: stri
   );
   const outcome: Outcome = { processed: new Set(), dead: new Map(), alerts: new Set(), duplicates: 0 };
   const progress = new Collector<number>();
+  const alerted = new Collector<string>();
   await observer.consume(queues.processed, (message) => {
     const { indicator } = message.json<{ indicator: string }>();
     if (outcome.processed.has(indicator)) outcome.duplicates += 1;
@@ -41,9 +42,11 @@ async function watch(queues: { incoming: string; processed: string; alerts: stri
     progress.push(1);
   });
   await observer.consume(queues.alerts, (message) => {
-    outcome.alerts.add(message.json<{ indicator: string }>().indicator);
+    const { indicator } = message.json<{ indicator: string }>();
+    outcome.alerts.add(indicator);
+    alerted.push(indicator);
   });
-  return { observer, outcome, progress };
+  return { observer, outcome, progress, alerted };
 }
 
 async function send(workload: Workload, incoming: string): Promise<void> {
@@ -56,6 +59,20 @@ async function send(workload: Workload, incoming: string): Promise<void> {
   } finally {
     await publisher.stop();
   }
+}
+
+/**
+ * Alerts arrive on their own queue, so the last ones can land just after the last processed message: wait for every
+ * listed indicator's alert (bounded) before checking, so a late alert is not read as a lost one.
+ */
+async function alertsSettled(workload: Workload, outcome: Outcome, alerted: Collector<string>): Promise<void> {
+  await alerted
+    .until(
+      () => [...workload.listed].every((i) => outcome.alerts.has(i)),
+      'an alert for every listed indicator',
+      15_000,
+    )
+    .catch(() => {});
 }
 
 function expectNothingLost(workload: Workload, outcome: Outcome): void {
@@ -96,7 +113,7 @@ describeWithBroker('rabbitmq', 'the RabbitMQ pipeline loses nothing', () => {
   it('10,000 messages, the consumer process SIGKILLed mid-stream and restarted: processed + dead-lettered = sent', async () => {
     const workload = makeWorkload('rmq-kill', 10_000, 100);
     const queue = queueOptions('kill');
-    const { observer, outcome, progress } = await watch(queue.queues);
+    const { observer, outcome, progress, alerted } = await watch(queue.queues);
     try {
       await send(workload, queue.queues.incoming);
       const first = spawnPipeline(workload.config, queue);
@@ -116,6 +133,7 @@ describeWithBroker('rabbitmq', 'the RabbitMQ pipeline loses nothing', () => {
       );
       second.child.kill('SIGTERM');
       expect(await second.exited).toBe(0);
+      await alertsSettled(workload, outcome, alerted);
       expectNothingLost(workload, outcome);
       expect(outcome.dead.size).toBe(100);
     } finally {
@@ -126,7 +144,7 @@ describeWithBroker('rabbitmq', 'the RabbitMQ pipeline loses nothing', () => {
   it('the broker restarted mid-stream: the processor reconnects and finishes with nothing lost', async () => {
     const workload = makeWorkload('rmq-restart', 10_000, 100);
     const queue = queueOptions('restart');
-    const { observer, outcome, progress } = await watch(queue.queues);
+    const { observer, outcome, progress, alerted } = await watch(queue.queues);
     const client = new ThreatClient(workload.config, { env: false, logger: silentLogger });
     const integration = registerMessageQueue(client, queue);
     try {
@@ -146,6 +164,7 @@ describeWithBroker('rabbitmq', 'the RabbitMQ pipeline loses nothing', () => {
       );
       expect(integration.processor.stats.reconnections).toBeGreaterThanOrEqual(1);
       expect((await integration.health()).healthy).toBe(true);
+      await alertsSettled(workload, outcome, alerted);
       expectNothingLost(workload, outcome);
     } finally {
       await client.stop();
