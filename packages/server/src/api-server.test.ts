@@ -171,6 +171,7 @@ describe('routes', () => {
 describe('bad input gets a 4xx problem, never a 5xx', () => {
   it.each([
     ['malformed JSON', post('{"indicator": '), 400, 'malformed-json'],
+    ['an empty JSON body', post(''), 400, 'malformed-json'],
     ['a wrong type', post({ indicator: 42 }), 400, 'validation'],
     ['an unknown field', post({ indicator: LISTED, extra: true }), 400, 'validation'],
     ['an invalid indicator', post({ indicator: '999.1.1.1' }), 400, 'invalid-indicator'],
@@ -196,6 +197,28 @@ describe('bad input gets a 4xx problem, never a 5xx', () => {
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe('POST');
     expect(await json(response)).toMatchObject({ type: 'https://threatlib.dev/problems/method-not-allowed' });
+  });
+
+  it('a method fastify does not route (QUERY) on a known route is a 405, not a complaint about its body', async () => {
+    const { call } = await serve();
+    const response = await call('/api/v1/feeds/status', { method: 'QUERY' });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('GET, HEAD');
+  });
+
+  it('a "__proto__" key is refused with a problem that says so; a "constructor" key is kept', async () => {
+    const { call } = await serve();
+    const alert = { title: 't', severity: 3, indicators: [LISTED] };
+    const refused = await call('/api/v1/alerts', post(`{"title":"t","severity":3,"metadata":{"x":{"__proto__":1}}}`));
+    expect(refused.status).toBe(400);
+    expect(await json(refused)).toMatchObject({
+      type: 'https://threatlib.dev/problems/validation',
+      detail: expect.stringContaining('"__proto__"'),
+    });
+    const kept = await call('/api/v1/alerts', post({ ...alert, metadata: { constructor: { prototype: { a: 1 } } } }));
+    expect(kept.status).toBe(201);
+    const page = await json(call('/api/v1/alerts'));
+    expect(page.items[0].metadata).toEqual({ constructor: { prototype: { a: 1 } } });
   });
 
   it('an unknown route is a 404 problem', async () => {

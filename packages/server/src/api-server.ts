@@ -7,6 +7,7 @@ import {
   ValidationError,
 } from '@threatlib/core';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { parse as secureJsonParse } from 'secure-json-parse';
 import type { z } from 'zod';
 import { Authenticator, type ServerAuthentication } from './auth/authenticator.js';
 import { PROBLEM_TYPES, type Problem, ProblemError, validationProblem } from './http/problem.js';
@@ -127,6 +128,32 @@ export class APIServer {
     });
     this.#app = app;
 
+    // fastify's own JSON parser answers every refusal as "invalid JSON"; this one says when the JSON was fine but
+    // carried a "__proto__" key (refused: prototype pollution). A "constructor" key is kept: JSON.parse makes it a
+    // plain data property, and alert metadata must not lose it.
+    app.removeContentTypeParser('application/json');
+    app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+      try {
+        done(null, secureJsonParse(body as string, { protoAction: 'error', constructorAction: 'ignore' }));
+      } catch (error) {
+        const proto = error instanceof SyntaxError && /prototype property/.test(error.message);
+        const problem: Problem = proto
+          ? {
+              type: PROBLEM_TYPES.validation,
+              title: 'Request validation failed',
+              status: 400,
+              detail: 'the request body has a "__proto__" key, which is refused (prototype pollution); rename it',
+            }
+          : {
+              type: PROBLEM_TYPES.malformedJson,
+              title: 'Malformed JSON',
+              status: 400,
+              detail: body === '' ? 'the request body is empty' : 'the request body is not valid JSON',
+            };
+        done(Object.assign(new ProblemError(problem), { statusCode: 400 }), undefined);
+      }
+    });
+
     app.addHook('onRequest', async (request) => {
       (request as { startedAt?: bigint }).startedAt = process.hrtime.bigint();
     });
@@ -153,7 +180,7 @@ export class APIServer {
     });
 
     app.setErrorHandler((error: FastifyError | ProblemError, request, reply) => this.#sendError(error, request, reply));
-    app.setNotFoundHandler((request, reply) => {
+    const notFound = (request: FastifyRequest, reply: FastifyReply) => {
       const url = request.url.split('?')[0] ?? '/';
       const allowed = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].filter((method) =>
         app.hasRoute({ method: method as 'GET', url }),
@@ -171,9 +198,15 @@ export class APIServer {
         type: PROBLEM_TYPES.notFound,
         title: 'Not found',
         status: 404,
-        detail: `no route ${request.method} ${request.url.split('?')[0]}`,
+        detail: `no route ${request.method} ${url}`,
       });
+    };
+    // Answered before fastify parses the body: an unrouted body method (QUERY, PROPFIND...) would otherwise get a
+    // 400 about its missing Content-Type instead of the 404/405 that says what is really wrong.
+    app.addHook('onRequest', async (request, reply) => {
+      if (request.is404) return notFound(request, reply);
     });
+    app.setNotFoundHandler(notFound);
 
     const document = openApiDocument({
       prefixes: this.#mounted.map((m) => m.prefix),
@@ -407,6 +440,12 @@ function fastifyProblem(error: FastifyError): Problem | undefined {
   if (withProblem.problem) return withProblem.problem;
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return {
+        type: PROBLEM_TYPES.malformedJson,
+        title: 'Malformed JSON',
+        status: 400,
+        detail: 'the request body is not valid JSON',
+      };
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return {
         type: PROBLEM_TYPES.malformedJson,

@@ -39,7 +39,21 @@ export const AlertsQuery = z
   })
   .meta({ id: 'AlertsQuery' });
 
-export const AlertCreate = AlertInputSchema.meta({ id: 'AlertCreate' });
+/** A JSON value whose objects have no `__proto__` key (fastify refuses such bodies: prototype pollution). */
+type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+const jsonKey = z.string().regex(/^(?!__proto__$)/, { error: 'the key "__proto__" is not accepted' });
+export const JsonValue: z.ZodType<JsonValue> = z
+  .lazy(() =>
+    z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(JsonValue), z.record(jsonKey, JsonValue)]),
+  )
+  .meta({ id: 'JsonValue' });
+
+export const AlertCreate = AlertInputSchema.extend({
+  metadata: z
+    .record(jsonKey, JsonValue)
+    .optional()
+    .meta({ description: 'Any JSON object, kept as given; no key may be "__proto__"' }),
+}).meta({ id: 'AlertCreate' });
 
 export const FeedResult = z
   .object({

@@ -21,6 +21,7 @@ function components(): Record<string, JsonSchema> {
     S.Alert,
     S.AlertPage,
     S.HealthResponse,
+    S.JsonValue,
   ];
   const registry = z.registry<{ id: string }>();
   for (const schema of named) {
