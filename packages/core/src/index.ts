@@ -107,8 +107,41 @@ export type {
   IntegrationRegistry,
 } from './integrations/integration.js';
 export * from './lists/index.js';
-export { type CreateLoggerOptions, createLogger, REDACTED_PATHS } from './logging/create-logger.js';
+export { LOG_CATEGORIES, type LogCategory, withCategory } from './logging/categories.js';
+export {
+  type CreateLoggerOptions,
+  closeLogger,
+  createLogger,
+  flushLogger,
+  logTransportStats,
+  type PinoLogger,
+} from './logging/create-logger.js';
+export { formatText, type LogFormat } from './logging/formats.js';
 export { type Logger, silentLogger } from './logging/logger.js';
+export { isSecretField, REDACTED, redactSecrets, redactText } from './logging/redaction.js';
+export {
+  facilityCode,
+  formatRfc5424,
+  octetCountingFrame,
+  SYSLOG_FACILITIES,
+  type SyslogFacilityName,
+  type SyslogMessage,
+  syslogSeverity,
+} from './logging/rfc5424.js';
+export { FileTransport, type FileTransportOptions } from './logging/transports/file-transport.js';
+export type { LogEntry, LogSink } from './logging/transports/log-sink.js';
+export { SyslogTransport, type SyslogTransportOptions } from './logging/transports/syslog-transport.js';
+export { WebhookTransport, type WebhookTransportOptions } from './logging/transports/webhook-transport.js';
+export type {
+  CacheHealth,
+  CheckStatus,
+  FeedHealth,
+  HealthReport,
+  HealthStatus,
+  IntegrationHealthCheck,
+  VaultHealth,
+} from './monitoring/health-report.js';
+export type { MonitoringAlert, MonitoringAlertStats, MonitoringCondition } from './monitoring/monitoring-alert.js';
 export {
   type BreakerOptions,
   type BreakerState,

@@ -27,8 +27,14 @@ import type {
   IntegrationHealth,
   IntegrationRegistry,
 } from '../integrations/integration.js';
-import { createLogger } from '../logging/create-logger.js';
+import { withCategory } from '../logging/categories.js';
+import { closeLogger, createLogger } from '../logging/create-logger.js';
 import type { Logger } from '../logging/logger.js';
+import { checkHealth } from '../monitoring/check-health.js';
+import { createMonitoringAlerter } from '../monitoring/create-monitoring-alerter.js';
+import type { HealthReport } from '../monitoring/health-report.js';
+import type { MonitoringAlertStats } from '../monitoring/monitoring-alert.js';
+import type { MonitoringAlerter } from '../monitoring/monitoring-alerter.js';
 import { type Clock, systemClock } from '../scheduler/clock.js';
 import { FeedScheduler } from '../scheduler/feed-scheduler.js';
 import { quotaFor } from '../scheduler/quota-for.js';
@@ -143,9 +149,12 @@ export class ThreatClient {
   readonly #engine: ScoutEngine;
   readonly #clock: Clock;
   readonly #vault: Vault | undefined;
+  readonly #alerter: MonitoringAlerter | undefined;
   #prepared: Promise<{ prefilter: Prefilter; lists: LocalSource[] }> | undefined;
   #http: HttpClient | undefined;
   #state: ClientState = 'idle';
+  /** The logger this client made (not one it was given): its transports are closed by `stop()`. */
+  #ownLogger: Logger | undefined;
 
   /**
    * @throws {ConfigurationError} `Configuration invalid: <path>: <reason>; ...` when the configuration (or a
@@ -157,7 +166,13 @@ export class ThreatClient {
     }
     const input = layeredConfig(config, options);
     this.config = parseConfig(input);
+    // Log lines can carry indicators and feed answers: the webhook transport obeys enforceHttps like a feed does.
+    const logWebhook = this.config.logging.transports.webhook;
+    if (logWebhook && !options.logger) {
+      checkEndpoint(logWebhook.url, 'logging.transports.webhook.url', this.config.security);
+    }
     this.logger = options.logger ?? createLogger(this.config.logging);
+    if (!options.logger) this.#ownLogger = this.logger;
     const vault = options.vault;
     this.#vault = vault;
     // A key the vault holds is not missing, whatever apiKeys says.
@@ -165,9 +180,9 @@ export class ThreatClient {
       (w) => !(w.code === 'MISSING_API_KEY' && vault?.has(w.path.slice('apiKeys.'.length))),
     );
     for (const warning of this.warnings) {
-      this.logger.warn({ code: warning.code, path: warning.path }, warning.message);
+      this.logger.warn({ category: 'config', code: warning.code, path: warning.path }, warning.message);
     }
-    this.events = new EventBus<ThreatEvents>(this.logger);
+    this.events = new EventBus<ThreatEvents>(withCategory(this.logger, 'events'));
     for (const [event, handler] of Object.entries(this.config.events)) {
       if (handler) this.events.on(event as ThreatEventName, handler as ThreatEventHandler<ThreatEventName>);
     }
@@ -185,17 +200,24 @@ export class ThreatClient {
       if (typeof entry === 'object' && entry.endpoint)
         checkEndpoint(entry.endpoint, `apiKeys.${feed}.endpoint`, this.config.security);
     }
+    this.#alerter = createMonitoringAlerter(this.config, {
+      clock: this.#clock,
+      // Alerts are about feeds (a breaker, a refused key): their lines go with the feed lines.
+      logger: withCategory(this.logger, 'feed'),
+      feedName: (feed) => this.#feeds.get(feed)?.name,
+    });
     const client = this;
     this.#pipeline = new FeedPipeline({
       config: this.config,
       get http() {
         return client.http;
       },
-      logger: this.logger,
+      logger: withCategory(this.logger, 'feed'),
       events: this.events,
       scheduler: this.#scheduler,
       cache: this.#cache,
       clock: this.#clock,
+      ...(this.#alerter ? { monitor: this.#alerter } : {}),
     });
     this.#engine = new ScoutEngine({
       config: this.config,
@@ -224,7 +246,10 @@ export class ThreatClient {
       vault.events.on('locked', () => this.events.emit('vaultLocked'));
       vault.events.on('audit', (event) => this.#audit(event));
       vault.events.on('error', (error, during) =>
-        this.logger.error({ err: error, during }, `vault ${during} failed; the vault keeps its current keys`),
+        this.logger.error(
+          { category: 'vault', err: error, during },
+          `vault ${during} failed; the vault keeps its current keys`,
+        ),
       );
     }
   }
@@ -309,7 +334,13 @@ export class ThreatClient {
     const { security, logging } = parseSecurityAndLogging(layeredConfig(config, clientOptions));
     const logger = clientOptions.logger ?? createLogger(logging);
     const clock = clockOf(clientOptions);
-    const vault = await make(vaultSettings(security, vaultOptions, { clock, logger }));
+    // A logger made here and never handed to a client must not leave its transports' timers and sockets open.
+    const vault = await make(
+      vaultSettings(security, vaultOptions, { clock, logger: withCategory(logger, 'vault') }),
+    ).catch(async (error: unknown) => {
+      if (!clientOptions.logger) await closeLogger(logger);
+      throw error;
+    });
     try {
       const sources = config.sources ?? vault.keys().filter(isBuiltinFeedId);
       const client = new ThreatClient({ ...config, sources } as ThreatConfig, {
@@ -318,6 +349,7 @@ export class ThreatClient {
         clock,
         vault,
       });
+      if (!clientOptions.logger) client.#ownLogger = logger;
       client.#audit({
         action,
         at: new Date(clock.now()).toISOString(),
@@ -327,6 +359,7 @@ export class ThreatClient {
       return { client, vault, trojan: client };
     } catch (error) {
       vault.lock('stop');
+      if (!clientOptions.logger) await closeLogger(logger);
       throw error;
     }
   }
@@ -602,7 +635,10 @@ export class ThreatClient {
         entry.started = true;
         started.push(entry);
       } catch (error) {
-        this.logger.error({ integration: entry.name, err: error }, `integration "${entry.name}" failed to start`);
+        this.logger.error(
+          { category: 'integration', integration: entry.name, err: error },
+          `integration "${entry.name}" failed to start`,
+        );
         await this.#stopEntries(started.reverse());
         await this.#closeResources();
         this.#state = 'idle';
@@ -630,6 +666,8 @@ export class ThreatClient {
     const failures = await this.#stopEntries(entries);
     await this.#closeResources();
     this.#vault?.lock('stop');
+    // Last: the lines above reach the transports before their sockets, timers and files close.
+    await closeLogger(this.#ownLogger);
     this.#state = 'idle';
     if (failures.length > 0) {
       const names = failures.map((f) => f.name);
@@ -649,16 +687,60 @@ export class ThreatClient {
     const reports: IntegrationHealthReport[] = [];
     for (const entry of this.#integrations.values()) {
       try {
-        const health = (await entry.instance.health?.()) ?? {
-          healthy: entry.started,
-          detail: entry.started ? 'started' : 'not started',
-        };
-        reports.push({ ...health, name: entry.name });
+        reports.push({ ...(await this.#integrationHealthOf(entry)), name: entry.name });
       } catch (error) {
         reports.push({ name: entry.name, healthy: false, detail: (error as Error)?.message ?? String(error) });
       }
     }
     return reports;
+  }
+
+  /**
+   * One report of everything the client depends on: each feed (configured, breaker state, last error, whether its
+   * key was refused), the cache (a real write/read/delete of a probe entry against the configured back end), the
+   * vault (configured, locked) and each integration's own `health()`. The cache round trip and each integration get
+   * `timeoutMs` (default 5 s), run concurrently, and a hang fails that check rather than the call.
+   *
+   * `status` is `unhealthy` when a part the client was given cannot work until a person acts: the vault is locked, or
+   * an integration is unhealthy (or did not answer in time). It is `degraded` when the client answers but some answers
+   * are missing or costlier: a feed's breaker open or half open, a feed whose key was refused or that has none, a
+   * failed cache round trip. Otherwise `healthy`; `reasons` says why in one line each. Feeds alone never make a client
+   * unhealthy: it still answers, with each failure in its results. The checks run whatever
+   * `enterprise.monitoring.healthChecks` says: that option only tells automated probes (the server's `GET /health`)
+   * whether to run them.
+   *
+   * @example
+   * ```ts
+   * const report = await client.health();
+   * if (report.status !== 'healthy') console.warn(report.status, report.reasons.join('; '));
+   * ```
+   */
+  async health(options: { timeoutMs?: number } = {}): Promise<HealthReport> {
+    return checkHealth({
+      clock: this.#clock,
+      timeoutMs: options.timeoutMs ?? 5_000,
+      feeds: this.feedStatus(),
+      cache: this.#cache,
+      vault: this.#vault,
+      integrations: [...this.#integrations.values()].map((entry) => ({
+        name: entry.name,
+        check: () => this.#integrationHealthOf(entry),
+      })),
+    });
+  }
+
+  /**
+   * Counters of the monitoring alerts (`enterprise.monitoring.alerts`): raised, suppressed by the cooldown, and per
+   * channel sent and failed. All zero without alert channels.
+   */
+  monitoringAlertStats(): MonitoringAlertStats {
+    return this.#alerter?.stats() ?? { raised: 0, suppressed: 0, channels: {} };
+  }
+
+  async #integrationHealthOf(entry: RegisteredIntegration): Promise<IntegrationHealth> {
+    return (
+      (await entry.instance.health?.()) ?? { healthy: entry.started, detail: entry.started ? 'started' : 'not started' }
+    );
   }
 
   #hasConfiguredKey(feed: string): boolean {
@@ -674,7 +756,7 @@ export class ThreatClient {
   #audit(event: AuditEvent): void {
     if (!this.config.security.enableAuditLog) return;
     this.events.emit('audit', event);
-    this.logger.info({ audit: event }, `audit: ${event.action}`);
+    this.logger.info({ category: 'audit', audit: event }, `audit: ${event.action}`);
   }
 
   #activeFeeds(): Feed[] {
@@ -684,7 +766,7 @@ export class ThreatClient {
 
   #prepare(): Promise<{ prefilter: Prefilter; lists: LocalSource[] }> {
     if (!this.#prepared) {
-      const loading = prepareLists(this.config, this.logger);
+      const loading = prepareLists(this.config, withCategory(this.logger, 'lists'));
       this.#prepared = loading;
       // A failed load is retried on the next call instead of being remembered forever.
       loading.catch(() => {
@@ -717,7 +799,10 @@ export class ThreatClient {
         await entry.instance.stop?.();
       } catch (error) {
         failures.push({ name: entry.name, error });
-        this.logger.error({ integration: entry.name, err: error }, `integration "${entry.name}" failed to stop`);
+        this.logger.error(
+          { category: 'integration', integration: entry.name, err: error },
+          `integration "${entry.name}" failed to stop`,
+        );
       } finally {
         entry.started = false;
       }
@@ -731,6 +816,8 @@ export class ThreatClient {
     this.#http = undefined;
     await http?.close();
     await this.#cache?.close();
+    // Alert deliveries under way get a moment to finish; SMTP and webhook connections are closed either way.
+    await this.#alerter?.close();
   }
 
   #contextFor(name: string): IntegrationContext {
@@ -745,7 +832,7 @@ export class ThreatClient {
           return client.alerts;
         },
       },
-      logger: this.logger,
+      logger: withCategory(this.logger, 'integration', { integration: name }),
       events: this.events,
       get http() {
         return client.http;

@@ -21,3 +21,35 @@ describe('an apiKeys entry without its key (settings for a key kept in a vault o
     });
   });
 });
+
+describe('redactConfig and monitoring alerts', () => {
+  it('hides the SMTP password and every webhook header value, keeping the header names', () => {
+    const config = parseConfig({
+      sources: ['feed_urls'],
+      enterprise: {
+        monitoring: {
+          alerts: {
+            email: {
+              from: 'a@example.com',
+              to: ['b@example.com'],
+              smtp: { host: 'smtp.example.com', user: 'alerts', password: 'smtp-pw-1234' },
+            },
+            webhook: {
+              url: 'https://hooks.example.com/x',
+              headers: { authorization: 'Bearer tok-5678', 'x-sig': 's-9' },
+            },
+          },
+        },
+      },
+    });
+    const shown = JSON.stringify(redactConfig(config));
+    for (const secret of ['smtp-pw-1234', 'tok-5678', 's-9']) expect(shown).not.toContain(secret);
+    const alerts = (redactConfig(config).enterprise as { monitoring: { alerts: Record<string, unknown> } }).monitoring
+      .alerts;
+    expect(alerts.webhook).toEqual({
+      url: 'https://hooks.example.com/x',
+      headers: { authorization: '[redacted]', 'x-sig': '[redacted]' },
+    });
+    expect((alerts.email as { smtp: unknown }).smtp).toMatchObject({ user: 'alerts', password: '[redacted]' });
+  });
+});

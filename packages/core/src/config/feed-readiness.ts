@@ -47,6 +47,10 @@ export function redactConfig(config: ResolvedConfig): Record<string, unknown> {
     JSON.stringify({ ...config, apiKeys }, (key, value: unknown) => {
       if (typeof value === 'function') return '[function]';
       if (SECRET_KEYS.has(key) && value !== undefined && value !== REDACTED) return REDACTED;
+      // Webhook headers (logging, monitoring alerts) carry tokens under any name: show the names only.
+      if (key === 'headers' && typeof value === 'object' && value !== null) {
+        return Object.fromEntries(Object.keys(value).map((name) => [name, REDACTED]));
+      }
       return value;
     }),
   ) as Record<string, unknown>;

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { ThreatEventHandler, ThreatEventName } from '../events/threat-events.js';
 import { BUILTIN_FEED_IDS } from '../feeds/feed-ids.js';
+import { LOG_CATEGORIES } from '../logging/categories.js';
+import { SYSLOG_FACILITIES, type SyslogFacilityName } from '../logging/rfc5424.js';
 
 /*
  * The one schema for every option of `new ThreatClient(config)`. Defaults live here and nowhere else, so the
@@ -228,16 +230,29 @@ const pwaSchema = z.strictObject({
   syncOnReconnect: z.boolean().default(true),
 });
 
-const logLevel = z.enum(['debug', 'info', 'warn', 'error']);
+const logLevel = z.enum(['debug', 'info', 'warn', 'error'], { error: 'expected one of debug, info, warn, error' });
+const lineFilterFunction = z
+  .custom<(line: Record<string, unknown>) => boolean>((value) => typeof value === 'function', {
+    message: 'expected a function (line) => boolean',
+  })
+  .optional();
 
 const loggingSchema = z.strictObject({
   enabled: z.boolean().default(true),
+  /** The lowest level written to stderr, and to each transport that sets no `level` of its own. */
   level: logLevel.default('info'),
+  /** `json` (pino's lines), `text` (one line for people) or `structured` (Elastic Common Schema field names). */
   format: z.enum(['json', 'text', 'structured']).default('json'),
+  /** Write lines to stderr (besides the transports). */
+  stderr: z.boolean().default(true),
   filters: z
     .strictObject({
-      excludeFeeds: z.array(z.string()).default([]),
-      includeOnly: z.array(z.string()).default([]),
+      /** Feed ids (`feed_otx`, or `otx`) whose lines are dropped. */
+      excludeFeeds: z.array(z.string().min(1)).default([]),
+      /** When not empty, only lines of these categories are written. */
+      includeOnly: z
+        .array(z.enum(LOG_CATEGORIES, { error: `expected a log category: one of ${LOG_CATEGORIES.join(', ')}` }))
+        .default([]),
     })
     .prefault({}),
   transports: z
@@ -245,23 +260,32 @@ const loggingSchema = z.strictObject({
       file: z
         .strictObject({
           filename: z.string({ error: 'required: the log file path' }).min(1),
+          /** Rotate once the file reaches this size. */
           maxSize: sizeString.default('10MB'),
-          maxFiles: positiveInt.default(5),
+          /** Files kept in all, the one being written included. */
+          maxFiles: z.int().min(2, { error: 'at least 2: the file being written and one rotated file' }).default(5),
+          /** Gzip rotated files (`<filename>.1.gz`...). */
           compress: z.boolean().default(false),
           level: logLevel.optional(),
-          filter: z
-            .custom<(line: Record<string, unknown>) => boolean>((value) => typeof value === 'function', {
-              message: 'expected a function (line) => boolean',
-            })
-            .optional(),
+          filter: lineFilterFunction,
         })
         .optional(),
       webhook: z
         .strictObject({
-          url: z.url({ error: 'expected the webhook URL' }),
+          url: z.url({ protocol: /^https?$/, error: 'expected the webhook URL (http or https)' }),
+          /** Sent with every batch (an Authorization header, say); never logged. */
           headers: z.record(z.string(), z.string()).default({}),
           batchSize: positiveInt.default(100),
+          /** Most ms a line waits for its batch to fill. */
           flushInterval: positiveInt.default(5000),
+          /** Further attempts of a batch after a network error, 408, 429 or 5xx. */
+          retries: z.int().min(0).max(10).default(3),
+          /** Lines held while the endpoint is down; past that, new lines are dropped and counted. */
+          maxBuffer: positiveInt.default(10_000),
+          /** Most ms one request may take. */
+          timeout: positiveInt.default(10_000),
+          level: logLevel.optional(),
+          filter: lineFilterFunction,
         })
         .optional(),
       syslog: z
@@ -269,9 +293,18 @@ const loggingSchema = z.strictObject({
           host: z.string().min(1).default('127.0.0.1'),
           port: z.int().min(1).max(65_535).default(514),
           facility: z
-            .union([z.int().min(0).max(23), z.string().regex(/^(local[0-7]|user|daemon|auth|syslog)$/)])
+            .union([z.int().min(0).max(23), z.enum(Object.keys(SYSLOG_FACILITIES) as [SyslogFacilityName])], {
+              error: `expected a facility code 0..23 or one of ${Object.keys(SYSLOG_FACILITIES).join(', ')}`,
+            })
             .default('user'),
           protocol: z.enum(['udp', 'tcp']).default('udp'),
+          /** APP-NAME of each message: printable ASCII, at most 48 characters. */
+          appName: z
+            .string()
+            .regex(/^[\x21-\x7e]{1,48}$/, { error: 'expected 1 to 48 printable ASCII characters, no spaces' })
+            .default('threatlib'),
+          level: logLevel.optional(),
+          filter: lineFilterFunction,
         })
         .optional(),
     })
@@ -295,17 +328,26 @@ const enterpriseSchema = z.strictObject({
     .prefault({}),
   monitoring: z
     .strictObject({
+      /**
+       * Whether automated probes run `client.health()`'s checks (the server's `GET /health`); false leaves them the
+       * client's lifecycle state only. `client.health()` called directly always checks.
+       */
       healthChecks: z.boolean().default(true),
+      /** Informational: metrics are opted into by calling `createClientMetrics` from `@threatlib/core/metrics`. */
       metrics: z.boolean().default(false),
+      /** Where to send an alert when a feed's circuit breaker opens or a feed refuses its API key. */
       alerts: z
         .strictObject({
+          /** Least time between two alerts about the same feed and condition, in ms (default 15 minutes). */
+          cooldownMs: positiveInt.default(900_000),
           email: z
             .strictObject({
-              from: z.email(),
-              to: z.array(z.email()).min(1),
+              from: z.email({ error: 'expected the sender address' }),
+              to: z.array(z.email({ error: 'expected an e-mail address' })).min(1, { error: 'at least one recipient' }),
               smtp: z.strictObject({
-                host: z.string().min(1),
+                host: z.string({ error: 'required: the SMTP server host' }).min(1),
                 port: z.int().min(1).max(65_535).default(587),
+                /** TLS from the first byte (port 465); otherwise STARTTLS when the server offers it. */
                 secure: z.boolean().default(false),
                 user: z.string().optional(),
                 password: z.string().optional(),
@@ -314,7 +356,8 @@ const enterpriseSchema = z.strictObject({
             .optional(),
           webhook: z
             .strictObject({
-              url: z.url(),
+              url: z.url({ error: 'expected the webhook URL' }),
+              /** Sent with every alert (an Authorization header, say); never logged nor put in an alert. */
               headers: z.record(z.string(), z.string()).default({}),
             })
             .optional(),

@@ -48,6 +48,8 @@ export interface FeedStatusReport {
     byStatus: Partial<Record<FeedStatus, number>>;
   };
   lastError?: { message: string; status: FeedStatus; at: string };
+  /** Present while the feed's latest answer was a refusal of its API key (HTTP 401/403); a later answer clears it. */
+  keyRejected?: { at: string; statusCode?: number };
   /** Request latency over the last 1,000 requests. */
   latencyMs: { p50: number | null; p95: number | null; samples: number };
 }
@@ -59,8 +61,25 @@ interface FeedStats {
   deduplicated: number;
   byStatus: Partial<Record<FeedStatus, number>>;
   lastError?: { message: string; status: FeedStatus; at: string };
+  keyRejected?: { at: string; statusCode?: number };
+  /** The failure being counted against the breaker, so that an alert about its opening can say what failed. */
+  failing?: FeedResult;
   latency: LatencyTracker;
   breaker: CircuitBreaker;
+}
+
+/**
+ * Told when a feed needs a person's attention (the client's monitoring alerts). Called in the middle of a lookup:
+ * it must return at once; whatever it throws is caught and logged.
+ */
+export interface FeedMonitor {
+  /** The feed's breaker has just opened; `failure` is the failure that opened it. */
+  breakerOpened(
+    feed: string,
+    detail: { breaker: BreakerStatus; failure?: { status: FeedStatus; message: string } },
+  ): void;
+  /** The feed refused its API key. */
+  keyRejected(feed: string, detail: { statusCode?: number; message: string }): void;
 }
 
 /** A lookup to make, after the engine resolved key, endpoint and options. */
@@ -79,6 +98,7 @@ export interface FeedPipelineDeps {
   cache: CacheStore | undefined;
   clock: Clock;
   random?: () => number;
+  monitor?: FeedMonitor;
 }
 
 // Failures that say something about the feed's health; a 429 or a cancelled request does not.
@@ -158,6 +178,7 @@ export class FeedPipeline {
           byStatus: { ...stats.byStatus },
         },
         ...(stats.lastError ? { lastError: { ...stats.lastError } } : {}),
+        ...(stats.keyRejected ? { keyRejected: { ...stats.keyRejected } } : {}),
         latencyMs: stats.latency.percentiles(),
       };
     });
@@ -209,14 +230,18 @@ export class FeedPipeline {
       stats.latency.record(execution.durationMs);
       events.emit('requestComplete', execution.durationMs, feed.id);
       this.#observeLimits(feed.id, result, execution.headers);
-      if (BREAKER_FAILURES.has(result.status)) stats.breaker.failure();
-      else if (result.status === 'rate_limited') stats.breaker.release();
+      if (BREAKER_FAILURES.has(result.status)) {
+        stats.failing = result;
+        stats.breaker.failure();
+        stats.failing = undefined;
+      } else if (result.status === 'rate_limited') stats.breaker.release();
       else stats.breaker.success();
       if (!isRetryable(result)) break;
     }
 
     const final = result as FeedResult;
     stats.byStatus[final.status] = (stats.byStatus[final.status] ?? 0) + 1;
+    if (final.status === 'ok' || final.status === 'not_found') stats.keyRejected = undefined;
     this.#report(final);
     if (final.status === 'ok' || final.status === 'not_found') await this.#toCache(key, final);
     return final;
@@ -252,7 +277,15 @@ export class FeedPipeline {
       result.status === 'auth_error'
         ? `The API key for ${result.feed} is invalid or was refused${result.error?.statusCode ? ` (HTTP ${result.error.statusCode})` : ''}`
         : (result.error?.message ?? `${result.feed} failed: ${result.status}`);
-    stats.lastError = { message, status: result.status, at: new Date(clock.now()).toISOString() };
+    const at = new Date(clock.now()).toISOString();
+    stats.lastError = { message, status: result.status, at };
+    if (result.status === 'auth_error') {
+      const statusCode = result.error?.statusCode;
+      stats.keyRejected = { at, ...(statusCode === undefined ? {} : { statusCode }) };
+      this.#tellMonitor((monitor) =>
+        monitor.keyRejected(result.feed, { message, ...(statusCode === undefined ? {} : { statusCode }) }),
+      );
+    }
     if (result.status === 'rate_limited') {
       logger.warn({ feed: result.feed, retryAfterMs: result.error?.retryAfterMs }, message);
       return;
@@ -273,7 +306,7 @@ export class FeedPipeline {
       return (await cache.get<FeedLookupResult>(key))?.value;
     } catch (error) {
       // A cache outage costs requests, never answers.
-      this.#deps.logger.warn({ err: error }, 'cache read failed; asking the feed');
+      this.#deps.logger.warn({ category: 'cache', err: error }, 'cache read failed; asking the feed');
       return undefined;
     }
   }
@@ -287,16 +320,37 @@ export class FeedPipeline {
     try {
       await cache.set(key, value, ttl);
     } catch (error) {
-      this.#deps.logger.warn({ err: error }, 'cache write failed; the answer is returned uncached');
+      this.#deps.logger.warn({ category: 'cache', err: error }, 'cache write failed; the answer is returned uncached');
+    }
+  }
+
+  /** Calls the monitor, if any, without letting it fail the lookup. */
+  #tellMonitor(call: (monitor: FeedMonitor) => void): void {
+    const monitor = this.#deps.monitor;
+    if (!monitor) return;
+    try {
+      call(monitor);
+    } catch (error) {
+      this.#deps.logger.error({ err: error }, 'feed monitor failed; the lookup goes on');
     }
   }
 
   #statsOf(feed: string): FeedStats {
     let stats = this.#stats.get(feed);
     if (!stats) {
-      const breaker = new CircuitBreaker(this.#deps.config.performance.circuitBreaker, this.#deps.clock, (state) =>
-        this.#deps.logger.warn({ feed, breaker: state }, `${feed} circuit breaker is now ${state.replace('_', '-')}`),
-      );
+      const breaker = new CircuitBreaker(this.#deps.config.performance.circuitBreaker, this.#deps.clock, (state) => {
+        this.#deps.logger.warn({ feed, breaker: state }, `${feed} circuit breaker is now ${state.replace('_', '-')}`);
+        if (state !== 'open') return;
+        const failing = this.#stats.get(feed)?.failing;
+        this.#tellMonitor((monitor) =>
+          monitor.breakerOpened(feed, {
+            breaker: breaker.status(),
+            ...(failing
+              ? { failure: { status: failing.status, message: failing.error?.message ?? failing.status } }
+              : {}),
+          }),
+        );
+      });
       stats = {
         sent: 0,
         retries: 0,

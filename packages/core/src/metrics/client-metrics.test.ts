@@ -1,0 +1,97 @@
+import { type FeedEmulator, INVALID_KEY, startFeedEmulator } from '@threatlib/feed-emulator';
+import { Registry } from 'prom-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ThreatClient } from '../client/threat-client.js';
+import type { ThreatConfig } from '../config/schema.js';
+import { silentLogger } from '../logging/logger.js';
+import { ManualClock } from '../scheduler/clock.js';
+import { createClientMetrics } from './index.js';
+
+const START = Date.parse('2026-12-01T00:00:00Z');
+const OTX_KEY = 'otx-live-key-metrics-00112233';
+
+let emulator: FeedEmulator;
+beforeAll(async () => {
+  emulator = await startFeedEmulator();
+});
+afterAll(async () => {
+  await emulator.close();
+});
+
+function client(extra: Partial<ThreatConfig> = {}) {
+  return new ThreatClient(
+    {
+      sources: ['feed_otx', 'feed_cti'],
+      apiKeys: {
+        feed_otx: { key: OTX_KEY, endpoint: emulator.endpoints.feed_otx, timeout: 2000 },
+        feed_cti: { key: INVALID_KEY, endpoint: emulator.endpoints.feed_cti, timeout: 2000 },
+      },
+      security: { enforceHttps: false },
+      performance: { retryAttempts: 0, rateLimit: { enabled: false } },
+      ...extra,
+    },
+    { env: false, logger: silentLogger, clock: new ManualClock(START) },
+  );
+}
+
+describe('createClientMetrics, without any server', () => {
+  it('after scans against the emulator, the registry exposes results, requests, cache hits, breakers and refused keys', async () => {
+    const threat = client();
+    const registry = createClientMetrics(threat);
+    emulator.script('198.51.100.70', { behaviour: 'malicious', feeds: ['feed_otx'] });
+    await threat.scout('198.51.100.70');
+    await threat.scout('198.51.100.70'); // feed_otx from the cache; feed_cti's refusal is never cached
+    const text = await registry.metrics();
+
+    expect(text).toContain('# TYPE threatlib_feed_results_total counter');
+    expect(text).toContain('threatlib_feed_results_total{feed="feed_otx",status="ok"} 1');
+    expect(text).toContain('threatlib_feed_results_total{feed="feed_cti",status="auth_error"} 2');
+    expect(text).toContain('threatlib_feed_requests_sent_total{feed="feed_otx"} 1');
+    expect(text).toContain('threatlib_feed_requests_sent_total{feed="feed_cti"} 2');
+    expect(text).toContain('threatlib_cache_hits_total{feed="feed_otx"} 1');
+    expect(text).toContain('threatlib_feed_breaker_state{feed="feed_otx"} 0');
+    expect(text).toContain('threatlib_feed_key_rejected{feed="feed_cti"} 1');
+    expect(text).toContain('threatlib_feed_key_rejected{feed="feed_otx"} 0');
+    expect(text).toContain('threatlib_feed_in_flight{feed="feed_otx"} 0');
+    expect(text).not.toContain(OTX_KEY);
+    expect(text).not.toContain(INVALID_KEY);
+    expect(registry.contentType).toMatch(/^text\/plain/);
+    await threat.stop();
+  });
+
+  it('values are read at scrape time: a breaker that opens shows at the next scrape', async () => {
+    const threat = client({
+      sources: ['feed_otx'],
+      performance: { retryAttempts: 0, rateLimit: { enabled: false }, circuitBreaker: { failureThreshold: 1 } },
+    });
+    const registry = createClientMetrics(threat);
+    expect(await registry.metrics()).toContain('threatlib_feed_breaker_state{feed="feed_otx"} 0');
+    emulator.script('198.51.100.71', { behaviour: 'server_error', feeds: ['feed_otx'] });
+    await threat.scout('198.51.100.71');
+    const text = await registry.metrics();
+    expect(text).toContain('threatlib_feed_breaker_state{feed="feed_otx"} 2');
+    expect(text).toContain('threatlib_feed_results_total{feed="feed_otx",status="error"} 1');
+    emulator.reset();
+    await threat.stop();
+  });
+
+  it('several clients share one registry, told apart by their labels', async () => {
+    const a = client({ sources: ['feed_otx'] });
+    const b = client({ sources: ['feed_otx'] });
+    const registry = new Registry();
+    const returned = createClientMetrics(
+      () => [
+        { client: a, labels: { tenant: 'a' } },
+        { client: b, labels: { tenant: 'b' } },
+      ],
+      { registry, labelNames: ['tenant'] },
+    );
+    expect(returned).toBe(registry);
+    await a.scout('198.51.100.72');
+    const text = await registry.metrics();
+    expect(text).toContain('threatlib_feed_requests_sent_total{tenant="a",feed="feed_otx"} 1');
+    expect(text).toContain('threatlib_feed_requests_sent_total{tenant="b",feed="feed_otx"} 0');
+    await a.stop();
+    await b.stop();
+  });
+});

@@ -1,0 +1,155 @@
+import { Counter, Gauge, Registry } from 'prom-client';
+import type { ThreatClient } from '../client/threat-client.js';
+
+/** What the metrics read from a client, at scrape time: any `ThreatClient`, from any copy of core. */
+export type MetricsClient = Pick<ThreatClient, 'feedStatus' | 'monitoringAlertStats'>;
+
+/** A client with the labels that tell its series apart from other clients' (`{prefix: '/api/v1'}`). */
+export interface LabelledClient {
+  client: MetricsClient;
+  labels?: Readonly<Record<string, string>>;
+}
+
+/** Options of {@link createClientMetrics}. */
+export interface ClientMetricsOptions {
+  /** Register into this registry (a server's, say) instead of a new one. */
+  registry?: Registry;
+  /**
+   * Names of the labels each {@link LabelledClient} gives; they come first on every series. Required when several
+   * clients share the metrics, so their series differ.
+   */
+  labelNames?: readonly string[];
+}
+
+const BREAKER_VALUE = { closed: 0, half_open: 1, open: 2 } as const;
+
+type FeedStatusEntry = ReturnType<MetricsClient['feedStatus']>[number];
+
+/**
+ * Prometheus metrics of one client, or of several: feed results by final status, requests sent, retries, cache
+ * hits, deduplicated lookups, queued and in-flight requests, breaker states, refused keys, and monitoring alerts
+ * sent, failed and suppressed. Every value is read from the clients when the registry is scraped (nothing is
+ * counted twice, nothing runs between scrapes). Returns the registry; serve `await registry.metrics()` with
+ * `registry.contentType`. The metrics are registered once per registry: to cover several clients, pass a function
+ * listing them with their labels.
+ *
+ * This lives in `@threatlib/core/metrics`, apart from the main entry, so that only users of metrics load
+ * prom-client (an optional peer dependency: install it beside core).
+ *
+ * @example
+ * ```ts
+ * import { createClientMetrics } from '@threatlib/core/metrics';
+ *
+ * const registry = createClientMetrics(client);
+ * http.createServer(async (_req, res) => {
+ *   res.setHeader('content-type', registry.contentType);
+ *   res.end(await registry.metrics());
+ * });
+ * // several clients in one registry:
+ * createClientMetrics(() => clients.map(([name, client]) => ({ client, labels: { client: name } })), {
+ *   registry, labelNames: ['client'],
+ * });
+ * ```
+ */
+export function createClientMetrics(
+  clients: MetricsClient | (() => Iterable<LabelledClient>),
+  options: ClientMetricsOptions = {},
+): Registry {
+  const registry = options.registry ?? new Registry();
+  const labelNames = [...(options.labelNames ?? [])];
+  const list = (): LabelledClient[] => (typeof clients === 'function' ? [...clients()] : [{ client: clients }]);
+  const feedStatuses = () =>
+    list().flatMap(({ client, labels }) => client.feedStatus().map((s) => ({ labels: { ...labels }, s })));
+  const registers = [registry];
+
+  const perFeedCounter = (name: string, help: string, value: (s: FeedStatusEntry) => number): void => {
+    new Counter({
+      name,
+      help,
+      labelNames: [...labelNames, 'feed'],
+      registers,
+      collect() {
+        this.reset();
+        for (const { labels, s } of feedStatuses()) this.inc({ ...labels, feed: s.feed }, value(s));
+      },
+    });
+  };
+
+  const perFeedGauge = (name: string, help: string, value: (s: FeedStatusEntry) => number): void => {
+    new Gauge({
+      name,
+      help,
+      labelNames: [...labelNames, 'feed'],
+      registers,
+      collect() {
+        this.reset();
+        for (const { labels, s } of feedStatuses()) this.set({ ...labels, feed: s.feed }, value(s));
+      },
+    });
+  };
+
+  new Counter({
+    name: 'threatlib_feed_results_total',
+    help: 'Feed lookups by final status (requests, cache hits excluded)',
+    labelNames: [...labelNames, 'feed', 'status'],
+    registers,
+    collect() {
+      this.reset();
+      for (const { labels, s } of feedStatuses()) {
+        for (const [status, count] of Object.entries(s.requests.byStatus))
+          this.inc({ ...labels, feed: s.feed, status }, count ?? 0);
+      }
+    },
+  });
+  perFeedCounter(
+    'threatlib_feed_requests_sent_total',
+    'Requests sent to each feed, retries included',
+    (s) => s.requests.sent,
+  );
+  perFeedCounter('threatlib_feed_retries_total', 'Retries sent to each feed', (s) => s.requests.retries);
+  perFeedCounter('threatlib_cache_hits_total', 'Feed answers served from the cache', (s) => s.requests.cacheHits);
+  perFeedCounter(
+    'threatlib_feed_deduplicated_total',
+    'Lookups that shared a request already in flight',
+    (s) => s.requests.deduplicated,
+  );
+  perFeedGauge(
+    'threatlib_feed_breaker_state',
+    'Circuit breaker state per feed: 0 closed, 1 half open, 2 open',
+    (s) => BREAKER_VALUE[s.breaker.state],
+  );
+  perFeedGauge(
+    'threatlib_feed_key_rejected',
+    "1 while the feed's latest answer refused its API key (HTTP 401/403), else 0",
+    (s) => (s.keyRejected ? 1 : 0),
+  );
+  perFeedGauge('threatlib_feed_queued', 'Requests waiting for quota or a concurrency slot', (s) => s.queued);
+  perFeedGauge('threatlib_feed_in_flight', 'Requests running now', (s) => s.inFlight);
+
+  new Counter({
+    name: 'threatlib_monitoring_alerts_total',
+    help: 'Monitoring alerts (breaker open, key rejected) by channel and outcome: sent or failed',
+    labelNames: [...labelNames, 'channel', 'outcome'],
+    registers,
+    collect() {
+      this.reset();
+      for (const { client, labels } of list()) {
+        for (const [channel, counts] of Object.entries(client.monitoringAlertStats().channels)) {
+          this.inc({ ...labels, channel, outcome: 'sent' }, counts.sent);
+          this.inc({ ...labels, channel, outcome: 'failed' }, counts.failed);
+        }
+      }
+    },
+  });
+  new Counter({
+    name: 'threatlib_monitoring_alerts_suppressed_total',
+    help: 'Monitoring alerts not sent because the same feed and condition was alerted on within the cooldown',
+    labelNames,
+    registers,
+    collect() {
+      this.reset();
+      for (const { client, labels } of list()) this.inc({ ...labels }, client.monitoringAlertStats().suppressed);
+    },
+  });
+  return registry;
+}

@@ -1,0 +1,37 @@
+import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Every package the modules reachable from `entry` import at run time (`import type` excluded). */
+async function runtimePackages(entry: string): Promise<Set<string>> {
+  const seen = new Set<string>();
+  const packages = new Set<string>();
+  const queue = [entry];
+  while (queue.length > 0) {
+    const file = queue.pop() as string;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    const source = await readFile(file, 'utf8');
+    const statements = source.matchAll(/^(?:import|export)\s+(?!type\b)[^;]*?from\s+'([^']+)'|import\('([^']+)'\)/gms);
+    for (const [, from, dynamic] of statements) {
+      const specifier = (from ?? dynamic) as string;
+      if (specifier.startsWith('.')) queue.push(resolve(dirname(file), specifier.replace(/\.js$/, '.ts')));
+      else packages.add(specifier);
+    }
+  }
+  return packages;
+}
+
+describe("core's main entry", () => {
+  it('never imports prom-client nor nodemailer: metrics are a subpath, nodemailer loads only for e-mail alerts', async () => {
+    const packages = await runtimePackages(resolve(SRC, 'index.ts'));
+    expect(packages).not.toContain('prom-client');
+    expect(packages).not.toContain('nodemailer');
+    // The scan does follow the graph: the client's own packages are found.
+    expect(packages).toContain('undici');
+    expect(await runtimePackages(resolve(SRC, 'metrics/index.ts'))).toContain('prom-client');
+  });
+});
