@@ -153,6 +153,8 @@ function clamp01(n: number): number {
 }
 
 function unique(items: string[]): string[] {
+  // Answers usually carry zero or one of each: no set to build then.
+  if (items.length < 2) return items.length === 1 && items[0] !== '' ? [items[0] as string] : [];
   return [...new Set(items.filter((item) => item !== ''))];
 }
 

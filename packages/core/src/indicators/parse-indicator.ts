@@ -99,7 +99,10 @@ function explain(name: string, result: CheckResult): CheckResult {
   return result.ok ? result : { ok: false, reason: `not a valid ${name}: ${result.reason}` };
 }
 
+const BAD_CHARACTER = /[\s\p{Cc}]/u;
+
 function describeBadCharacter(text: string): string | undefined {
+  if (!BAD_CHARACTER.test(text)) return undefined;
   const whitespace = /\s/u.exec(text);
   if (whitespace) return `contains whitespace (${codePoint(whitespace[0])}); an indicator is a single token`;
   const control = /\p{Cc}/u.exec(text);

@@ -6,6 +6,8 @@ const TOKEN = String.raw`(\.|dot|:\/\/|:|@|at)`;
 // Brackets must pair up: `[.]`, `(.)` and `{.}` are deliberate defanging, a lone `[.` or `.)` is more likely data.
 const DEFANGED_TOKEN = new RegExp(String.raw`\[${TOKEN}\]|\(${TOKEN}\)|\{${TOKEN}\}`, 'gi');
 
+const MAYBE_DEFANGED = /[[({]|^(?:hxxp|fxp)/i;
+
 const REFANGED: Readonly<Record<string, string>> = { '.': '.', dot: '.', '://': '://', ':': ':', '@': '@', at: '@' };
 
 /**
@@ -20,6 +22,8 @@ const REFANGED: Readonly<Record<string, string>> = { '.': '.', dot: '.', '://': 
  * ```
  */
 export function refang(input: string): string {
+  // Most input is not defanged: no bracket and no hxxp/fxp scheme means nothing to undo (and no regex to run).
+  if (!MAYBE_DEFANGED.test(input)) return input;
   return input
     .replace(
       DEFANGED_SCHEME,

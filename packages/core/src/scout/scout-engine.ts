@@ -91,6 +91,7 @@ export interface ScoutEngineDeps {
  */
 export class ScoutEngine {
   readonly #deps: ScoutEngineDeps;
+  #listWeights: Map<string, number> | undefined;
 
   constructor(deps: ScoutEngineDeps) {
     this.#deps = deps;
@@ -107,14 +108,17 @@ export class ScoutEngine {
     const startedAt = this.#deps.now();
     const started = performance.now();
     const { prefilter, lists } = await this.#deps.prepared();
-    const finish = (results: FeedResult[], warninglist?: WarninglistHit): ScoutResult => ({
-      indicator: indicator.value,
-      type: indicator.type,
-      results,
-      startedAt: new Date(startedAt).toISOString(),
-      durationMs: Math.round((performance.now() - started) * 100) / 100,
-      ...(warninglist ? { warninglist } : {}),
-    });
+    const finish = (results: FeedResult[], warninglist?: WarninglistHit): ScoutResult => {
+      const result: ScoutResult = {
+        indicator: indicator.value,
+        type: indicator.type,
+        results,
+        startedAt: new Date(startedAt).toISOString(),
+        durationMs: Math.round((performance.now() - started) * 100) / 100,
+      };
+      if (warninglist) result.warninglist = warninglist;
+      return result;
+    };
 
     const hit = prefilter.match(indicator);
     if (hit) {
@@ -191,7 +195,9 @@ export class ScoutEngine {
         warninglist: hit,
       };
     }
-    const listWeights = new Map(config.lists.map((l) => [`list:${l.name}`, l.weight ?? DEFAULT_LIST_WEIGHT]));
+    // The configuration does not change after the client is made: the list weights are worked out once.
+    this.#listWeights ??= new Map(config.lists.map((l) => [`list:${l.name}`, l.weight ?? DEFAULT_LIST_WEIGHT]));
+    const listWeights = this.#listWeights;
     return correlateResults({
       indicator: scout.indicator,
       type: scout.type,
