@@ -1,6 +1,6 @@
 import { createHash, generateKeyPairSync } from 'node:crypto';
 import { validate } from '@readme/openapi-parser';
-import { silentLogger, ThreatClient, type ThreatConfig } from '@threatlib/core';
+import { createLogger, parseConfig, silentLogger, ThreatClient, type ThreatConfig } from '@threatlib/core';
 import { exportJWK, SignJWT } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
 import { APIServer, type APIServerOptions } from './api-server.js';
@@ -229,6 +229,51 @@ describe('bad input gets a 4xx problem, never a 5xx', () => {
       type: 'https://threatlib.dev/problems/not-found',
       instance: '/api/v1/nothing',
     });
+  });
+});
+
+describe('logging', () => {
+  it("logs through the client's pino logger, category server, with no token in any line", async () => {
+    const lines: string[] = [];
+    const logger = createLogger(parseConfig({ sources: ['feed_urls'], logging: { level: 'info' } }).logging, {
+      destination: { write: (line: string) => lines.push(line) },
+    });
+    const c = new ThreatClient(
+      {
+        sources: [],
+        lists: [{ name: 'example', file: exampleBlocklistPath() }],
+        security: { enforceHttps: false },
+      } as ThreatConfig,
+      { env: false, logger },
+    );
+    const { call } = await serve({ logRequests: true }, c);
+    expect((await call('/api/v1/threats/scan', post({ indicator: LISTED }))).status).toBe(200);
+    expect((await call('/api/v1/threats/scan', { ...post({ indicator: LISTED }), token: 'wrong-token' })).status).toBe(
+      401,
+    );
+    const server = lines.map((line) => JSON.parse(line)).filter((line) => line.category === 'server');
+    expect(server.map((line) => line.msg)).toEqual(expect.arrayContaining(['incoming request', 'request completed']));
+    expect(server.find((line) => line.msg === 'request completed')?.res?.statusCode).toBe(200);
+    const all = lines.join('');
+    expect(all).not.toContain(TOKEN);
+    expect(all).not.toContain('wrong-token');
+  });
+
+  it('logs no line per request unless asked to', async () => {
+    const lines: string[] = [];
+    const logger = createLogger(parseConfig({ sources: ['feed_urls'], logging: { level: 'info' } }).logging, {
+      destination: { write: (line: string) => lines.push(line) },
+    });
+    const c = new ThreatClient({ sources: ['feed_urls'], security: { enforceHttps: false } } as ThreatConfig, {
+      env: false,
+      logger,
+    });
+    const { call } = await serve({}, c);
+    await call('/api/v1/feeds/status');
+    // fastify's start-up line ("Server listening at ...") is there; no line carries a request.
+    const server = lines.map((line) => JSON.parse(line)).filter((line) => line.category === 'server');
+    expect(server.some((line) => /listening/.test(line.msg))).toBe(true);
+    expect(server.filter((line) => line.reqId !== undefined)).toEqual([]);
   });
 });
 

@@ -198,6 +198,7 @@ export const FeedStatusResponse = z
           byStatus: z.record(z.string(), z.number().int()),
         }),
         lastError: z.object({ message: z.string(), status: z.string(), at: z.string() }).optional(),
+        keyRejected: z.object({ at: z.string(), statusCode: z.number().int().optional() }).optional(),
         latencyMs: z.object({ p50: z.number().nullable(), p95: z.number().nullable(), samples: z.number().int() }),
       }),
     ),
@@ -231,7 +232,32 @@ export const HealthResponse = z
       z.object({
         prefix: z.string(),
         state: z.string(),
-        feeds: z.array(z.object({ feed: z.string(), configured: z.boolean(), breaker: z.string() })),
+        /** Whether `client.health()` ran (`enterprise.monitoring.healthChecks`); if not, only `state` counts. */
+        checked: z.boolean(),
+        health: z.enum(['healthy', 'degraded', 'unhealthy']).optional(),
+        reasons: z.array(z.string()).optional(),
+        checkedAt: z.string().optional(),
+        feeds: z.array(
+          z.object({
+            feed: z.string(),
+            configured: z.boolean(),
+            breaker: z.string(),
+            keyRejected: z.boolean().optional(),
+            status: z.enum(['pass', 'warn', 'fail']).optional(),
+          }),
+        ),
+        cache: z
+          .object({
+            status: z.enum(['pass', 'warn', 'fail']),
+            enabled: z.boolean(),
+            kind: z.string().optional(),
+            roundTripMs: z.number().optional(),
+            reason: z.string().optional(),
+          })
+          .optional(),
+        vault: z
+          .object({ status: z.enum(['pass', 'warn', 'fail']), configured: z.boolean(), locked: z.boolean().optional() })
+          .optional(),
         integrations: z.array(z.object({ name: z.string(), healthy: z.boolean(), detail: z.string().optional() })),
       }),
     ),

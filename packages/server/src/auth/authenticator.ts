@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { checkEndpoint, type ResolvedConfig } from '@threatlib/core';
 import { createRemoteJWKSet, decodeJwt, importSPKI, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
 
@@ -53,7 +53,7 @@ export class Authenticator {
     options: { enforceHttps: boolean; fetch?: typeof fetch },
   ) {
     this.#open = server?.type === 'none';
-    this.#tokens = server?.type === 'bearer' ? server.tokens.map(digest) : [];
+    this.#tokens = server?.type === 'bearer' ? server.tokens.map((token) => Buffer.from(token, 'utf8')) : [];
     this.#config = client;
     this.#enforceHttps = options.enforceHttps;
     this.#fetch = options.fetch ?? fetch;
@@ -80,6 +80,20 @@ export class Authenticator {
    *
    * @throws {ProblemError} 401 without valid credentials, 403 when an OAuth 2.0 token lacks the scope.
    */
+  /**
+   * The synchronous part of {@link authenticate}: the principal when the request carries one of the server's bearer
+   * tokens (or the server is open), else undefined and the caller goes on to `authenticate`. Saves the hot path a
+   * promise per request.
+   */
+  authenticateBearerSync(header: string | undefined): Principal | undefined {
+    if (this.#open) return { method: 'none', subject: 'anonymous' };
+    if (this.#tokens.length === 0) return undefined;
+    const [scheme, credentials] = splitHeader(header);
+    if (scheme === 'bearer' && credentials && this.#matchesToken(credentials))
+      return { method: 'bearer', subject: 'token' };
+    return undefined;
+  }
+
   async authenticate(header: string | undefined, method: string): Promise<Principal> {
     if (this.#open) return { method: 'none', subject: 'anonymous' };
     const [scheme, credentials] = splitHeader(header);
@@ -95,10 +109,16 @@ export class Authenticator {
   }
 
   #matchesToken(token: string): boolean {
-    const candidate = digest(token);
-    // Compare against every token, always, so timing does not tell how many there are or which matched.
+    const candidate = Buffer.from(token, 'utf8');
+    // Compare against every token, always, so timing does not tell how many there are or which matched. A token of
+    // another length is compared with the known one itself: the time then tells only that the lengths differ (not
+    // a byte of any token), and the hot path needs no hash per request.
     let match = false;
-    for (const known of this.#tokens) match = timingSafeEqual(candidate, known) || match;
+    for (const known of this.#tokens) {
+      const sameLength = candidate.length === known.length;
+      const equal = timingSafeEqual(sameLength ? candidate : known, known);
+      match = (sameLength && equal) || match;
+    }
     return match;
   }
 
@@ -256,7 +276,8 @@ export class Authenticator {
 }
 
 function digest(text: string): Buffer {
-  return createHash('sha256').update(text).digest();
+  // The one-shot form: half the cost of createHash().update().digest().
+  return hash('sha256', text, 'buffer');
 }
 
 function splitHeader(header: string | undefined): [string | undefined, string | undefined] {

@@ -152,7 +152,7 @@ export function openApiDocument(options: OpenApiOptions): Record<string, unknown
   paths['/health'] = {
     get: {
       operationId: 'health',
-      summary: 'Liveness and readiness, with feed and integration health',
+      summary: 'Liveness and readiness, with feed, cache, vault and integration health',
       security: [],
       responses: {
         '200': { description: 'Ready', content: json('HealthResponse') },
