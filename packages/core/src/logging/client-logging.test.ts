@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { type AddressInfo, createServer as createTcpServer, type Server as TcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -121,5 +121,45 @@ describe('a client configured with logging transports', () => {
           { env: false },
         ),
     ).toThrow(/logging\.transports\.webhook\.url/);
+  });
+
+  it('with the log webhook dead, scans go on at full speed and stop() returns', async () => {
+    // A port that was just free: nothing listens there, every delivery fails at once.
+    const dead = createTcpServer();
+    await new Promise<void>((resolve) => dead.listen(0, '127.0.0.1', resolve));
+    const port = (dead.address() as AddressInfo).port;
+    await new Promise((resolve) => dead.close(resolve));
+    const list = join(dir, 'dead-webhook-list.txt');
+    await writeFile(list, '203.0.113.7\n');
+    const client = new ThreatClient(
+      {
+        sources: [],
+        strategy: 'aggressive',
+        lists: [{ name: 'local', file: list }],
+        logging: {
+          level: 'debug',
+          stderr: false,
+          transports: {
+            webhook: { url: `http://127.0.0.1:${port}/logs`, batchSize: 5, flushInterval: 10, maxBuffer: 50 },
+          },
+        },
+        security: { enforceHttps: false },
+      },
+      { env: false },
+    );
+    await client.start();
+    const started = performance.now();
+    for (let i = 0; i < 200; i++) {
+      client.logger.info({ i }, 'a line nobody receives');
+      const result = await client.correlate('203.0.113.7');
+      expect(result.verdict).toBe('malicious');
+    }
+    // 200 scans and 200 lines never wait for the endpoint (its failures are retried in the background).
+    expect(performance.now() - started).toBeLessThan(5_000);
+    await until(() => (logTransportStats(client.logger).webhook?.dropped ?? 0) > 0);
+    const stopping = performance.now();
+    await client.stop();
+    expect(performance.now() - stopping).toBeLessThan(5_000);
+    expect(logTransportStats(client.logger).webhook?.buffered).toBe(0);
   });
 });
