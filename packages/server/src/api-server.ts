@@ -12,6 +12,7 @@ import Fastify, {
   type FastifyInstance,
   type FastifyReply,
   type FastifyRequest,
+  LogController,
 } from 'fastify';
 import { parse as secureJsonParse } from 'secure-json-parse';
 import type { z } from 'zod';
@@ -140,7 +141,7 @@ export class APIServer {
       // The server logs through the (first) mounted client's pino logger, with its format, filters, redaction and
       // transports, under the category "server".
       ...(logger ? { loggerInstance: logger } : { logger: false }),
-      disableRequestLogging: !this.#options.logRequests,
+      logController: new LogController({ disableRequestLogging: !this.#options.logRequests }),
       // A client behind a proxy is the proxy: rate limits per socket address unless trustProxy is set up.
       trustProxy: false,
       return503OnClosing: true,
