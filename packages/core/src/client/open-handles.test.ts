@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Alert } from '../alerts/alert.js';
 import type { Integration, IntegrationContext } from '../integrations/integration.js';
 import { silentLogger } from '../logging/logger.js';
+import { extraResources as extra, activeResources as resources, settle } from './active-resources.test-suite.js';
 import { ThreatClient } from './threat-client.js';
 
 // The receiving HTTP server runs in a worker thread: its sockets live on the worker's event loop, so this thread's
@@ -88,26 +89,6 @@ class Heartbeat implements Integration {
   async enrichIndicator() {
     return undefined;
   }
-}
-
-function resources(): string[] {
-  return process.getActiveResourcesInfo().sort();
-}
-
-/** Resources present now beyond those of the baseline (a baseline timer that has since fired is not "extra"). */
-function extra(baseline: string[]): string[] {
-  const left = [...baseline];
-  return resources().filter((r) => {
-    const i = left.indexOf(r);
-    if (i === -1) return true;
-    left.splice(i, 1);
-    return false;
-  });
-}
-
-async function settle(): Promise<void> {
-  // Closed handles leave the list when libuv has run their close callbacks: one turn of the loop.
-  await new Promise((resolve) => setImmediate(resolve));
 }
 
 describe('client.stop()', () => {

@@ -4,6 +4,7 @@ import { type AddressInfo, createServer as createTcpServer, type Server as TcpSe
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { extraResources as extra, activeResources as resources } from '../client/active-resources.test-suite.js';
 import { ThreatClient } from '../client/threat-client.js';
 import { logTransportStats } from './create-logger.js';
 
@@ -33,20 +34,6 @@ afterAll(async () => {
   await new Promise((resolve) => tcp.close(resolve));
   await rm(dir, { recursive: true, force: true });
 });
-
-function resources(): string[] {
-  return process.getActiveResourcesInfo().sort();
-}
-
-function extra(baseline: string[]): string[] {
-  const left = [...baseline];
-  return resources().filter((r) => {
-    const i = left.indexOf(r);
-    if (i === -1) return true;
-    left.splice(i, 1);
-    return false;
-  });
-}
 
 /** Lets I/O callbacks run until `done()`, up to a deadline. */
 async function until(done: () => boolean | Promise<boolean>, ms = 5_000): Promise<void> {

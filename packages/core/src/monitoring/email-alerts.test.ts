@@ -2,6 +2,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { type FeedEmulator, INVALID_KEY, startFeedEmulator } from '@threatlib/feed-emulator';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { extraResources, settle } from '../client/active-resources.test-suite.js';
 import { ThreatClient } from '../client/threat-client.js';
 import type { ThreatConfig } from '../config/schema.js';
 import { ConfigurationError } from '../errors/configuration-error.js';
@@ -335,22 +336,6 @@ describe('nodemailer is optional', () => {
     expect(client.monitoringAlertStats()).toEqual({ raised: 0, suppressed: 0, channels: {} });
   });
 });
-
-/** Resources active now beyond those of `baseline`. */
-function extraResources(baseline: string[]): string[] {
-  const left = [...baseline];
-  return process.getActiveResourcesInfo().filter((r) => {
-    const i = left.indexOf(r);
-    if (i === -1) return true;
-    left.splice(i, 1);
-    return false;
-  });
-}
-
-async function settle(): Promise<void> {
-  // Closed handles leave the list once libuv has run their close callbacks: a turn of the loop.
-  await new Promise((resolve) => setImmediate(resolve));
-}
 
 /** A port nothing listens on. */
 async function closedPort(): Promise<number> {
