@@ -6,6 +6,8 @@ const IPV4_PART = String.raw`(?:\d+|0x[0-9a-f]*)`;
 const IPV4_SHAPE = new RegExp(String.raw`^${IPV4_PART}(?:\.${IPV4_PART})*\.?$`, 'i');
 const IPV4_PART_EXACT = new RegExp(`^${IPV4_PART}$`, 'i');
 const IPV4_CIDR_SHAPE = /^[\d.]+\/\d+$/;
+const OCTET = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
+const CANONICAL_DOTTED_QUAD = new RegExp(`^(?:${OCTET}\\.){3}${OCTET}$`);
 
 /** Whether `text` has the shape of an IPv4 address in any notation (including refused ones and CIDR ranges). */
 export function looksLikeIpv4(text: string): boolean {
@@ -27,6 +29,8 @@ export function checkIpv4(text: string): CheckResult {
  * most people (and some parsers) read them as decimal or as invalid.
  */
 export function checkDottedQuad(text: string): CheckResult {
+  // The common case in one test; anything else goes through the checks below, which say what is wrong.
+  if (CANONICAL_DOTTED_QUAD.test(text)) return accepted('ipv4', text);
   const parts = text.split('.');
   if (!parts.every((part) => IPV4_PART_EXACT.test(part))) {
     return refused('expected four dot-separated decimal octets, like 192.0.2.1');

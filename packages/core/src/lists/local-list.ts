@@ -109,9 +109,12 @@ export class LocalList {
   /** The first few skipped lines, with why, so that nothing is dropped unnoticed. */
   readonly firstSkipped: readonly SkippedEntry[];
   readonly #matcher = new IndicatorMatcher<number | undefined>();
+  /** The name as evidence quotes it, made once: every lookup's evidence carries it. */
+  readonly #quotedName: string;
 
   constructor(contents: LocalListContents) {
     this.name = contents.name;
+    this.#quotedName = quote(contents.name);
     this.id = `list:${contents.name}`;
     this.verdict = contents.verdict;
     this.format = contents.format;
@@ -146,7 +149,7 @@ export class LocalList {
   lookup(indicator: Indicator): FeedLookupResult {
     const hit = this.match(indicator);
     if (hit === undefined) {
-      return answer({ status: 'not_found', verdict: 'unknown', evidence: [`not in local list ${quote(this.name)}`] });
+      return answer({ status: 'not_found', verdict: 'unknown', evidence: [`not in local list ${this.#quotedName}`] });
     }
     const where = hit.line === undefined ? undefined : `line ${hit.line}`;
     const what = hit.entry === indicator.value ? undefined : hit.entry;
@@ -155,7 +158,7 @@ export class LocalList {
       status: 'ok',
       verdict: this.verdict,
       score: SCORES[this.verdict],
-      evidence: [`listed in local list ${quote(this.name)}${detail ? ` (${detail})` : ''}`],
+      evidence: [`listed in local list ${this.#quotedName}${detail ? ` (${detail})` : ''}`],
       tags: ['local-list'],
     });
   }

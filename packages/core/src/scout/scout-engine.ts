@@ -12,6 +12,7 @@ import type { Feed, FeedLookupResult } from '../feeds/feed.js';
 import { failure } from '../feeds/feed-response.js';
 import type { FeedResult } from '../feeds/feed-result.js';
 import { type Indicator, type IndicatorType, parseIndicator } from '../indicators/index.js';
+import { isoTime } from '../scheduler/iso-time.js';
 import { checkEndpoint } from '../security/endpoint-policy.js';
 import { VaultLockedError } from '../vault/vault-locked-error.js';
 import type { FeedPipeline } from './feed-pipeline.js';
@@ -113,7 +114,7 @@ export class ScoutEngine {
         indicator: indicator.value,
         type: indicator.type,
         results,
-        startedAt: new Date(startedAt).toISOString(),
+        startedAt: isoTime(startedAt),
         durationMs: Math.round((performance.now() - started) * 100) / 100,
       };
       if (warninglist) result.warninglist = warninglist;
