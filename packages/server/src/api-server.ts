@@ -197,7 +197,8 @@ export class APIServer {
       global: true,
       max: this.#options.rateLimit.max,
       timeWindow: this.#options.rateLimit.windowMs,
-      keyGenerator: (request) => request.ip,
+      // The plugin's own key: the client's address, IPv4-mapped IPv6 as IPv4, IPv6 per /64 (one host rotating
+      // through its own /64 is still one client). It is synchronous, where a custom one costs an await per request.
       errorResponseBuilder: (_request, context) => {
         const problem: Problem = {
           type: PROBLEM_TYPES.rateLimited,
