@@ -1,9 +1,9 @@
 // Benchmark: POST /threats/scan on a warm client vs a bare fastify route returning the same JSON, each server in its
 // own process. Prints req/s and p99 for both and their ratio.
 //
-// The load comes from wrk (C, from Debian; installed when missing and apt-get is usable) so that the figures measure
-// the servers rather than the load generator: autocannon, in Node, tops out near the bare route's rate on a small
-// machine and would flatter any server slower than that. Without wrk the run falls back to autocannon and says so.
+// The load comes from wrk (C, from Debian; installed when missing and apt-get is usable): it costs little per request,
+// so the figures say more about the servers than about the generator. BENCH_LOADGEN=autocannon uses autocannon
+// instead (in Node; it sends in bursts of its own event loop and spreads far more from round to round).
 import { execFileSync, fork, spawnSync } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
