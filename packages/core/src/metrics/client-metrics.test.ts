@@ -1,8 +1,12 @@
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { type FeedEmulator, INVALID_KEY, startFeedEmulator } from '@threatlib/feed-emulator';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ThreatClient } from '../client/threat-client.js';
+import { parseConfig } from '../config/parse-config.js';
 import type { ThreatConfig } from '../config/schema.js';
+import { closeLogger, createLogger } from '../logging/create-logger.js';
 import { silentLogger } from '../logging/logger.js';
 import { ManualClock } from '../scheduler/clock.js';
 import { createClientMetrics } from './index.js';
@@ -93,5 +97,31 @@ describe('createClientMetrics, without any server', () => {
     expect(text).toContain('threatlib_feed_requests_sent_total{tenant="b",feed="feed_otx"} 0');
     await a.stop();
     await b.stop();
+  });
+
+  it('counts the log lines a transport dropped: a log webhook nobody answers, with a small buffer', async () => {
+    // A port that was just free: nothing listens there.
+    const dead = createServer();
+    await new Promise<void>((resolve) => dead.listen(0, '127.0.0.1', resolve));
+    const port = (dead.address() as AddressInfo).port;
+    await new Promise((resolve) => dead.close(resolve));
+    const logger = createLogger(
+      parseConfig({
+        sources: ['feed_otx'],
+        logging: {
+          stderr: false,
+          transports: { webhook: { url: `http://127.0.0.1:${port}/logs`, maxBuffer: 10, flushInterval: 60_000 } },
+        },
+      }).logging,
+    );
+    const registry = createClientMetrics({
+      feedStatus: () => [],
+      monitoringAlertStats: () => ({ raised: 0, suppressed: 0, channels: {} }),
+      logger,
+    });
+    expect(await registry.metrics()).toContain('threatlib_log_lines_dropped_total{transport="webhook"} 0');
+    for (let i = 0; i < 25; i++) logger.info({ i }, 'kept or dropped');
+    expect(await registry.metrics()).toContain('threatlib_log_lines_dropped_total{transport="webhook"} 15');
+    await closeLogger(logger);
   });
 });

@@ -1,8 +1,9 @@
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { ThreatClient } from '../client/threat-client.js';
+import { logTransportStats } from '../logging/create-logger.js';
 
 /** What the metrics read from a client, at scrape time: any `ThreatClient`, from any copy of core. */
-export type MetricsClient = Pick<ThreatClient, 'feedStatus' | 'monitoringAlertStats'>;
+export type MetricsClient = Pick<ThreatClient, 'feedStatus' | 'monitoringAlertStats'> & { logger?: unknown };
 
 /** A client with the labels that tell its series apart from other clients' (`{prefix: '/api/v1'}`). */
 export interface LabelledClient {
@@ -27,8 +28,8 @@ type FeedStatusEntry = ReturnType<MetricsClient['feedStatus']>[number];
 
 /**
  * Prometheus metrics of one client, or of several: feed results by final status, requests sent, retries, cache
- * hits, deduplicated lookups, queued and in-flight requests, breaker states, refused keys, and monitoring alerts
- * sent, failed and suppressed. Every value is read from the clients when the registry is scraped (nothing is
+ * hits, deduplicated lookups, queued and in-flight requests, breaker states, refused keys, monitoring alerts
+ * sent, failed and suppressed, and log lines dropped by each logging transport. Every value is read from the clients when the registry is scraped (nothing is
  * counted twice, nothing runs between scrapes). Returns the registry; serve `await registry.metrics()` with
  * `registry.contentType`. The metrics are registered once per registry: to cover several clients, pass a function
  * listing them with their labels.
@@ -149,6 +150,20 @@ export function createClientMetrics(
     collect() {
       this.reset();
       for (const { client, labels } of list()) this.inc({ ...labels }, client.monitoringAlertStats().suppressed);
+    },
+  });
+  new Counter({
+    name: 'threatlib_log_lines_dropped_total',
+    help: 'Log lines a transport could not keep (webhook buffer full, syslog queue full, log file unwritable)',
+    labelNames: [...labelNames, 'transport'],
+    registers,
+    collect() {
+      this.reset();
+      for (const { client, labels } of list()) {
+        for (const [transport, stats] of Object.entries(logTransportStats(client.logger))) {
+          if (stats.dropped !== undefined) this.inc({ ...labels, transport }, stats.dropped);
+        }
+      }
     },
   });
   return registry;
