@@ -139,29 +139,9 @@ kafka_port_open() {
 }
 
 svc_stop() {
-  local pidfile="$SVC_STATE/kafka.pid" pid i
-  if [ -f "$pidfile" ]; then
-    pid="$(cat "$pidfile" 2>/dev/null || true)"
-    if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-      # SIGTERM is a controlled shutdown: the log is flushed, the next start needs no recovery.
-      kill "$pid" 2>/dev/null || true
-      for i in $(seq 1 300); do
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.1
-      done
-      if kill -0 "$pid" 2>/dev/null; then
-        echo "kafka: broker $pid did not stop in 30 s; killing it" >&2
-        kill -9 "$pid" 2>/dev/null || true
-      fi
-    fi
-    rm -f "$pidfile"
-  fi
-  for i in $(seq 1 50); do
-    kafka_port_open "$kafka_port" || return 0
-    sleep 0.1
-  done
-  echo "kafka: something still listens on 127.0.0.1:$kafka_port after shutdown" >&2
-  return 1
+  # SIGTERM is a controlled shutdown: the log is flushed, the next start needs no recovery.
+  svc_stop_pid "$SVC_STATE/kafka.pid" 30 kill
+  svc_wait_closed kafka "$kafka_port"
 }
 
 svc_healthy() {

@@ -87,26 +87,9 @@ svc_stop() {
     # `shutdown` returns once the node's OS process has exited.
     rabbitmq_cli rabbitmqctl -q shutdown >/dev/null 2>&1 || true
   fi
-  local pidfile pid i
-  for pidfile in "$SVC_STATE/rabbitmq.pid" "$SVC_STATE/server.pid"; do
-    [ -f "$pidfile" ] || continue
-    pid="$(cat "$pidfile" 2>/dev/null || true)"
-    if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-      kill "$pid" 2>/dev/null || true
-      for i in $(seq 1 150); do
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.1
-      done
-      kill -0 "$pid" 2>/dev/null && kill -9 "$pid" 2>/dev/null
-    fi
-    rm -f "$pidfile"
-  done
-  for i in $(seq 1 50); do
-    rabbitmq_port_open || return 0
-    sleep 0.1
-  done
-  echo "rabbitmq: something still listens on 127.0.0.1:$rabbitmq_port after shutdown" >&2
-  return 1
+  svc_stop_pid "$SVC_STATE/rabbitmq.pid" 15 kill
+  svc_stop_pid "$SVC_STATE/server.pid" 15 kill
+  svc_wait_closed rabbitmq "$rabbitmq_port"
 }
 
 rabbitmq_port_open() {

@@ -42,25 +42,8 @@ svc_stop() {
     # NOSAVE: persistence is off anyway, and a save attempt would only slow the shutdown.
     redis-cli -h 127.0.0.1 -p "$redis_port" shutdown nosave >/dev/null 2>&1 || true
   fi
-  local pidfile="$SVC_STATE/redis.pid" pid i
-  if [ -f "$pidfile" ]; then
-    pid="$(cat "$pidfile" 2>/dev/null || true)"
-    if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-      kill "$pid" 2>/dev/null || true
-      for i in $(seq 1 50); do
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.1
-      done
-    fi
-    rm -f "$pidfile"
-  fi
-  # Wait until the port is really released so an immediate `up` does not see the old server answering.
-  for i in $(seq 1 50); do
-    svc_healthy || return 0
-    sleep 0.1
-  done
-  echo "redis: server on 127.0.0.1:$redis_port is still answering after shutdown" >&2
-  return 1
+  svc_stop_pid "$SVC_STATE/redis.pid" 5
+  svc_wait_closed redis "$redis_port"
 }
 
 svc_healthy() {

@@ -62,25 +62,8 @@ svc_start() {
 }
 
 svc_stop() {
-  local pidfile="$SVC_STATE/rsyslogd.pid" pid i
-  if [ -f "$pidfile" ]; then
-    pid="$(cat "$pidfile" 2>/dev/null || true)"
-    if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-      kill "$pid" 2>/dev/null || true
-      for i in $(seq 1 50); do
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.1
-      done
-    fi
-    rm -f "$pidfile"
-  fi
-  # Wait until the port is really released so an immediate `up` does not see the old daemon answering.
-  for i in $(seq 1 50); do
-    svc_healthy || return 0
-    sleep 0.1
-  done
-  echo "rsyslog: daemon on 127.0.0.1:$rsyslog_port is still listening after shutdown" >&2
-  return 1
+  svc_stop_pid "$SVC_STATE/rsyslogd.pid" 5
+  svc_wait_closed rsyslog "$rsyslog_port"
 }
 
 svc_healthy() {
