@@ -19,7 +19,7 @@ import type { Feed } from '../feeds/feed.js';
 import { isBuiltinFeedId } from '../feeds/feed-ids.js';
 import { FeedRegistry } from '../feeds/feed-registry.js';
 import { createHttpClient, type HttpClient } from '../http/http-client.js';
-import type { IndicatorType } from '../indicators/index.js';
+import type { IndicatorTypeName } from '../indicators/index.js';
 import type {
   Integration,
   IntegrationClass,
@@ -458,7 +458,7 @@ export class ThreatClient {
    */
   scoutMany(
     inputs: Iterable<string> | AsyncIterable<string>,
-    options: ScoutManyOptions & { type?: IndicatorType; includeRaw?: boolean } = {},
+    options: ScoutManyOptions & { type?: IndicatorTypeName; includeRaw?: boolean } = {},
   ): AsyncGenerator<ScoutManyItem<ScoutResult>, void, undefined> {
     const { onProgress, window, signal, ...scoutOptions } = options;
     return streamScouts(inputs, (input) => this.scout(input, { ...scoutOptions, ...(signal ? { signal } : {}) }), {

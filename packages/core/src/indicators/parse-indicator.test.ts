@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidIndicatorError } from '../errors/invalid-indicator-error.js';
-import { INDICATOR_TYPES, type IndicatorType, isIndicatorType, parseIndicator } from './index.js';
+import {
+  INDICATOR_TYPE_NAMES,
+  INDICATOR_TYPES,
+  type IndicatorType,
+  type IndicatorTypeName,
+  isIndicatorType,
+  isIndicatorTypeName,
+  parseIndicator,
+} from './index.js';
 
 interface ValidCase {
   input: string;
@@ -291,10 +299,44 @@ describe('parseIndicator with an explicit type', () => {
     expect(error.reason).toContain(reason);
   });
 
-  it('refuses a type it does not know', () => {
-    expect(() => parseIndicator('evil.com', 'ip' as IndicatorType)).toThrow(
-      'unknown indicator type "ip" (expected one of ipv4, ipv6, domain, url, md5, sha1, sha256, email)',
+  it('refuses a type it does not know, listing the ones it does', () => {
+    expect(() => parseIndicator('evil.com', 'ipv5' as IndicatorType)).toThrow(
+      'unknown indicator type "ipv5" (expected one of ipv4, ipv6, domain, url, md5, sha1, sha256, email, ip, hostname)',
     );
+  });
+});
+
+describe('parseIndicator with a type alias', () => {
+  it.each<[string, IndicatorTypeName, IndicatorType, string]>([
+    ['8.8.8.8', 'ip', 'ipv4', '8.8.8.8'],
+    ['8.8.8[.]8', 'ip', 'ipv4', '8.8.8.8'],
+    ['2001:DB8:0:0:0:0:0:1', 'ip', 'ipv6', '2001:db8::1'],
+    ['[::1]', 'ip', 'ipv6', '::1'],
+    ['Example.COM', 'hostname', 'domain', 'example.com'],
+  ])('parses %j given as %s to the precise type', (input, alias, type, value) => {
+    expect(parseIndicator(input, alias)).toMatchObject({ type, value, input });
+  });
+
+  it.each<[string, IndicatorTypeName, string]>([
+    ['evil.com', 'ip', 'not a valid ip: expected an IPv4 or IPv6 address; this is a domain name'],
+    ['http://8.8.8.8/', 'ip', 'not a valid ip: expected an IPv4 or IPv6 address; this is a URL'],
+    ['1.2.3.256', 'ip', 'not a valid ipv4: '],
+    ['2001:db8::g', 'ip', 'not a valid ipv6: '],
+    ['8.8.8.8', 'hostname', 'not a valid domain: the last label "8" is a number'],
+  ])('refuses %j as %s, saying why', (input, alias, reason) => {
+    const error = catchError(() => parseIndicator(input, alias)) as InvalidIndicatorError;
+    expect(error).toBeInstanceOf(InvalidIndicatorError);
+    expect(error.reason).toContain(reason);
+  });
+});
+
+describe('isIndicatorTypeName', () => {
+  it.each(INDICATOR_TYPE_NAMES)('accepts %s', (type) => {
+    expect(isIndicatorTypeName(type)).toBe(true);
+  });
+
+  it.each([['IP'], ['ipv5'], [''], [null]])('refuses %j', (value) => {
+    expect(isIndicatorTypeName(value)).toBe(false);
   });
 });
 

@@ -3,7 +3,8 @@ import type { CheckResult } from './check-result.js';
 import { checkDomain, looksLikeDomain } from './domain.js';
 import { checkEmail, looksLikeEmail } from './email.js';
 import { checkHash, looksLikeHash } from './hash.js';
-import { INDICATOR_TYPES, type Indicator, type IndicatorType, isIndicatorType } from './indicator.js';
+import type { Indicator, IndicatorType } from './indicator.js';
+import { INDICATOR_TYPE_NAMES, type IndicatorTypeName, isIndicatorTypeName } from './indicator-type-name.js';
 import { checkIpv4, looksLikeIpv4 } from './ipv4.js';
 import { checkIpv6, looksLikeIpv6 } from './ipv6.js';
 import { refang } from './refang.js';
@@ -33,7 +34,9 @@ const DETECTORS: readonly Detector[] = [
   { name: 'domain', looksLike: looksLikeDomain, check: checkDomain },
 ];
 
-const CHECKS: Readonly<Record<IndicatorType, (text: string) => CheckResult>> = {
+const CHECKS: Readonly<Record<IndicatorTypeName, (text: string) => CheckResult>> = {
+  ip: checkIp,
+  hostname: (text) => explain('domain', checkDomain(text)),
   ipv4: checkIpv4,
   ipv6: checkIpv6,
   domain: checkDomain,
@@ -46,7 +49,9 @@ const CHECKS: Readonly<Record<IndicatorType, (text: string) => CheckResult>> = {
 
 /**
  * Checks and normalises one indicator of compromise. The input is trimmed and refanged (`hxxp`, `[.]`, …), then
- * taken as `type` when given, or else detected in this order: hash, IPv4, IPv6, URL, email, domain.
+ * taken as `type` when given, or else detected in this order: hash, IPv4, IPv6, URL, email, domain. `type` may be an
+ * alias: `ip` (an IPv4 or IPv6 address, whichever the input is) or `hostname` (a domain); the result always has the
+ * precise type.
  *
  * @throws {@link InvalidIndicatorError} when the input is not a string, is empty or longer than 8 KiB, or is not a
  * valid indicator (of `type`, when given); its `reason` says what was wrong.
@@ -55,18 +60,19 @@ const CHECKS: Readonly<Record<IndicatorType, (text: string) => CheckResult>> = {
  * ```ts
  * parseIndicator('hxxp://evil[.]com/x'); // { type: 'url', value: 'http://evil.com/x', defanged: true, … }
  * parseIndicator('2001:DB8:0:0:0:0:0:1'); // { type: 'ipv6', value: '2001:db8::1', … }
+ * parseIndicator('8.8.8.8', 'ip'); // { type: 'ipv4', value: '8.8.8.8', … }
  * parseIndicator('evil.com', 'ipv4'); // throws: not a valid ipv4: expected four dot-separated decimal octets…
  * ```
  */
-export function parseIndicator(input: string, type?: IndicatorType): Indicator {
+export function parseIndicator(input: string, type?: IndicatorTypeName): Indicator {
   // Callers in plain JavaScript or with parsed JSON can pass anything; the types alone do not protect this boundary.
   if (typeof input !== 'string') {
     throw new InvalidIndicatorError(describeValue(input), `expected a string, got ${kindOf(input)}`);
   }
-  if (type !== undefined && !isIndicatorType(type)) {
+  if (type !== undefined && !isIndicatorTypeName(type)) {
     throw new InvalidIndicatorError(
       input,
-      `unknown indicator type ${JSON.stringify(describeValue(type))} (expected one of ${INDICATOR_TYPES.join(', ')})`,
+      `unknown indicator type ${JSON.stringify(describeValue(type))} (expected one of ${INDICATOR_TYPE_NAMES.join(', ')})`,
     );
   }
   const trimmed = input.trim();
@@ -79,7 +85,8 @@ export function parseIndicator(input: string, type?: IndicatorType): Indicator {
   const badCharacter = describeBadCharacter(text);
   if (badCharacter !== undefined) throw new InvalidIndicatorError(input, badCharacter);
 
-  const result = type === undefined ? detect(text) : explain(type, CHECKS[type](text));
+  const result =
+    type === undefined ? detect(text) : ALIAS_CHECKS.has(type) ? CHECKS[type](text) : explain(type, CHECKS[type](text));
   if (!result.ok) throw new InvalidIndicatorError(input, result.reason);
   return { type: result.type, value: result.value, input, defanged: text !== trimmed };
 }
@@ -94,6 +101,32 @@ function detect(text: string): CheckResult {
     reason: `not recognised as a hash, IP address, URL, email address or domain name (it contains "${character}")`,
   };
 }
+
+// Aliases word their own errors (they name the precise type they tried); the others are worded by `explain`.
+const ALIAS_CHECKS: ReadonlySet<string> = new Set(['ip', 'hostname']);
+
+// `ip` is whichever address family the input is; anything else is refused, saying what the input looks like instead.
+function checkIp(text: string): CheckResult {
+  if (looksLikeIpv4(text)) return explain('ipv4', checkIpv4(text));
+  if (looksLikeIpv6(text)) return explain('ipv6', checkIpv6(text));
+  const detected = detect(text);
+  if (detected.ok) {
+    return { ok: false, reason: `not a valid ip: expected an IPv4 or IPv6 address; this is ${ARTICLE[detected.type]}` };
+  }
+  if (text.includes(':')) return explain('ipv6', checkIpv6(text));
+  return { ok: false, reason: 'not a valid ip: expected an IPv4 or IPv6 address' };
+}
+
+const ARTICLE: Readonly<Record<IndicatorType, string>> = {
+  ipv4: 'an IPv4 address',
+  ipv6: 'an IPv6 address',
+  domain: 'a domain name',
+  url: 'a URL',
+  md5: 'an MD5 hash',
+  sha1: 'a SHA-1 hash',
+  sha256: 'a SHA-256 hash',
+  email: 'an email address',
+};
 
 function explain(name: string, result: CheckResult): CheckResult {
   return result.ok ? result : { ok: false, reason: `not a valid ${name}: ${result.reason}` };

@@ -11,7 +11,7 @@ import { ThreatlibError } from '../errors/threatlib-error.js';
 import type { Feed, FeedLookupResult } from '../feeds/feed.js';
 import { failure } from '../feeds/feed-response.js';
 import type { FeedResult } from '../feeds/feed-result.js';
-import { type Indicator, type IndicatorType, parseIndicator } from '../indicators/index.js';
+import { type Indicator, type IndicatorType, type IndicatorTypeName, parseIndicator } from '../indicators/index.js';
 import { isoTime } from '../scheduler/iso-time.js';
 import { checkEndpoint } from '../security/endpoint-policy.js';
 import { VaultLockedError } from '../vault/vault-locked-error.js';
@@ -44,8 +44,11 @@ export interface ScoutOptions {
   signal?: AbortSignal;
   /** Include each feed's raw response body in its result. */
   includeRaw?: boolean;
-  /** Treat the input as this type instead of detecting it. */
-  type?: IndicatorType;
+  /**
+   * Treat the input as this type instead of detecting it: a precise type, `ip` (IPv4 or IPv6, whichever it is) or
+   * `hostname` (a domain). The result reports the precise type.
+   */
+  type?: IndicatorTypeName;
   /**
    * Latest time a feed request may be sent (epoch ms or a Date). A feed whose quota has no room by then answers
    * `rate_limited` naming the window instead of waiting. Default: `performance.maxQueueWait` from now, if set;
