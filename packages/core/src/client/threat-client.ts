@@ -167,9 +167,11 @@ export class ThreatClient {
     const input = layeredConfig(config, options);
     this.config = parseConfig(input);
     // Log lines can carry indicators and feed answers: the webhook transport obeys enforceHttps like a feed does.
-    const logWebhook = this.config.logging.transports.webhook;
-    if (logWebhook && !options.logger) {
-      checkEndpoint(logWebhook.url, 'logging.transports.webhook.url', this.config.security);
+    if (!options.logger) {
+      for (const [i, transport] of this.config.logging.transports.entries()) {
+        if (transport.type === 'webhook')
+          checkEndpoint(transport.url, `logging.transports[${i}].url`, this.config.security);
+      }
     }
     this.logger = options.logger ?? createLogger(this.config.logging);
     if (!options.logger) this.#ownLogger = this.logger;

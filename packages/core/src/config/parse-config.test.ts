@@ -169,6 +169,29 @@ describe('parseConfig', () => {
     ],
     [{ sources: ['feed_urls'], logging: { transports: { file: {} } } }, 'logging.transports.file.filename', /required/],
     [
+      { sources: ['feed_urls'], logging: { transports: [{ type: 'file', filename: 'a.log' }, { type: 'file' }] } },
+      'logging.transports[1].filename',
+      /required/,
+    ],
+    [
+      { sources: ['feed_urls'], logging: { transports: [{ type: 'kafka' }] } },
+      'logging.transports[0].type',
+      /"file" \| "webhook" \| "syslog"/,
+    ],
+    [
+      {
+        sources: ['feed_urls'],
+        logging: {
+          transports: [
+            { type: 'file', filename: 'a.log' },
+            { type: 'file', filename: 'a.log' },
+          ],
+        },
+      },
+      'logging.transports[1].filename',
+      /transports\[0\] writes this file already/,
+    ],
+    [
       { sources: ['feed_urls'], enterprise: { siemIntegration: { format: 'xml' } } },
       'enterprise.siemIntegration.format',
       /cef/,
@@ -251,7 +274,10 @@ describe('parseConfig', () => {
     expect(config.thresholds).toEqual({ confidence: 0.6, consensus: 3, riskScore: 4, correlationWeight: 1.5 });
     expect(config.security.encryption).toMatchObject({ keyDerivation: 'pbkdf2', iterations: 100_000 });
     expect(config.caching.filesystem).toEqual({ directory: '/tmp/tl', maxSize: '100MB', cleanupInterval: 60_000 });
-    expect(config.logging.transports.file).toMatchObject({ maxSize: '10MB', maxFiles: 5, compress: true });
+    expect(config.logging.transports).toMatchObject([
+      { type: 'file', maxSize: '10MB', maxFiles: 5, compress: true },
+      { type: 'syslog', protocol: 'tcp', port: 514 },
+    ]);
     expect(config.integrations.myPlugin).toEqual({ endpoint: 'https://x.example' });
   });
 

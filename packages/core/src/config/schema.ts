@@ -237,6 +237,114 @@ const lineFilterFunction = z
   })
   .optional();
 
+const fileTransportSchema = z.strictObject({
+  type: z.literal('file'),
+  filename: z.string({ error: 'required: the log file path' }).min(1),
+  /** Rotate once the file reaches this size. */
+  maxSize: sizeString.default('10MB'),
+  /** Files kept in all, the one being written included. */
+  maxFiles: z.int().min(2, { error: 'at least 2: the file being written and one rotated file' }).default(5),
+  /** Gzip rotated files (`<filename>.1.gz`...). */
+  compress: z.boolean().default(false),
+  level: logLevel.optional(),
+  filter: lineFilterFunction,
+});
+
+const webhookTransportSchema = z.strictObject({
+  type: z.literal('webhook'),
+  url: z.url({ protocol: /^https?$/, error: 'expected the webhook URL (http or https)' }),
+  /** Sent with every batch (an Authorization header, say); never logged. */
+  headers: z.record(z.string(), z.string()).default({}),
+  batchSize: positiveInt.default(100),
+  /** Most ms a line waits for its batch to fill. */
+  flushInterval: positiveInt.default(5000),
+  /** Further attempts of a batch after a network error, 408, 429 or 5xx. */
+  retries: z.int().min(0).max(10).default(3),
+  /** Lines held while the endpoint is down; past that, new lines are dropped and counted. */
+  maxBuffer: positiveInt.default(10_000),
+  /** Most ms one request may take. */
+  timeout: positiveInt.default(10_000),
+  level: logLevel.optional(),
+  filter: lineFilterFunction,
+});
+
+const syslogTransportSchema = z.strictObject({
+  type: z.literal('syslog'),
+  host: z.string().min(1).default('127.0.0.1'),
+  port: z.int().min(1).max(65_535).default(514),
+  facility: z
+    .union([z.int().min(0).max(23), z.enum(Object.keys(SYSLOG_FACILITIES) as [SyslogFacilityName])], {
+      error: `expected a facility code 0..23 or one of ${Object.keys(SYSLOG_FACILITIES).join(', ')}`,
+    })
+    .default('user'),
+  protocol: z.enum(['udp', 'tcp']).default('udp'),
+  /** APP-NAME of each message: printable ASCII, at most 48 characters. */
+  appName: z
+    .string()
+    .regex(/^[\x21-\x7e]{1,48}$/, { error: 'expected 1 to 48 printable ASCII characters, no spaces' })
+    .default('threatlib'),
+  level: logLevel.optional(),
+  filter: lineFilterFunction,
+});
+
+const transportSchema = z.discriminatedUnion(
+  'type',
+  [fileTransportSchema, webhookTransportSchema, syslogTransportSchema],
+  {
+    error: 'expected a transport {type: "file" | "webhook" | "syslog", ...}',
+  },
+);
+
+/** The form keyed by type, read as the documented array (in the order file, webhook, syslog). */
+function transportList(keyed: Record<string, object | undefined>): LogTransportConfig[] {
+  const list: LogTransportConfig[] = [];
+  for (const type of ['file', 'webhook', 'syslog'] as const) {
+    const options = keyed[type];
+    if (options) list.push({ ...options, type } as LogTransportConfig);
+  }
+  return list;
+}
+
+/** One entry of `logging.transports`, resolved. */
+export type LogTransportConfig = z.output<typeof transportSchema>;
+
+/** The documented form of `logging.transports`. */
+export const LogTransportsSchema = z.array(transportSchema).superRefine((transports, ctx) => {
+  const files = new Map<string, number>();
+  transports.forEach((transport, index) => {
+    if (transport.type !== 'file') return;
+    const first = files.get(transport.filename);
+    if (first === undefined) files.set(transport.filename, index);
+    else
+      ctx.addIssue({
+        code: 'custom',
+        path: [index, 'filename'],
+        message: `transports[${first}] writes this file already: give each file transport its own filename`,
+      });
+  });
+});
+
+const keyedTransportsSchema = z
+  .strictObject({
+    file: fileTransportSchema.omit({ type: true }).optional(),
+    webhook: webhookTransportSchema.omit({ type: true }).optional(),
+    syslog: syslogTransportSchema.omit({ type: true }).optional(),
+  })
+  .transform(transportList);
+
+/**
+ * An array is read as the documented form, anything else as the keyed one: each form's own errors, with their own
+ * paths (`transports[1].filename`, `transports.file.filename`), rather than a union's "Invalid input".
+ */
+const transportsSchema = z
+  .custom<z.input<typeof LogTransportsSchema> | z.input<typeof keyedTransportsSchema>>(() => true)
+  .transform((value, ctx): LogTransportConfig[] => {
+    const result = (Array.isArray(value) ? LogTransportsSchema : keyedTransportsSchema).safeParse(value);
+    if (result.success) return result.data;
+    for (const issue of result.error.issues) ctx.addIssue({ ...issue } as Parameters<typeof ctx.addIssue>[0]);
+    return z.NEVER;
+  });
+
 const loggingSchema = z.strictObject({
   enabled: z.boolean().default(true),
   /** The lowest level written to stderr, and to each transport that sets no `level` of its own. */
@@ -255,60 +363,11 @@ const loggingSchema = z.strictObject({
         .default([]),
     })
     .prefault({}),
-  transports: z
-    .strictObject({
-      file: z
-        .strictObject({
-          filename: z.string({ error: 'required: the log file path' }).min(1),
-          /** Rotate once the file reaches this size. */
-          maxSize: sizeString.default('10MB'),
-          /** Files kept in all, the one being written included. */
-          maxFiles: z.int().min(2, { error: 'at least 2: the file being written and one rotated file' }).default(5),
-          /** Gzip rotated files (`<filename>.1.gz`...). */
-          compress: z.boolean().default(false),
-          level: logLevel.optional(),
-          filter: lineFilterFunction,
-        })
-        .optional(),
-      webhook: z
-        .strictObject({
-          url: z.url({ protocol: /^https?$/, error: 'expected the webhook URL (http or https)' }),
-          /** Sent with every batch (an Authorization header, say); never logged. */
-          headers: z.record(z.string(), z.string()).default({}),
-          batchSize: positiveInt.default(100),
-          /** Most ms a line waits for its batch to fill. */
-          flushInterval: positiveInt.default(5000),
-          /** Further attempts of a batch after a network error, 408, 429 or 5xx. */
-          retries: z.int().min(0).max(10).default(3),
-          /** Lines held while the endpoint is down; past that, new lines are dropped and counted. */
-          maxBuffer: positiveInt.default(10_000),
-          /** Most ms one request may take. */
-          timeout: positiveInt.default(10_000),
-          level: logLevel.optional(),
-          filter: lineFilterFunction,
-        })
-        .optional(),
-      syslog: z
-        .strictObject({
-          host: z.string().min(1).default('127.0.0.1'),
-          port: z.int().min(1).max(65_535).default(514),
-          facility: z
-            .union([z.int().min(0).max(23), z.enum(Object.keys(SYSLOG_FACILITIES) as [SyslogFacilityName])], {
-              error: `expected a facility code 0..23 or one of ${Object.keys(SYSLOG_FACILITIES).join(', ')}`,
-            })
-            .default('user'),
-          protocol: z.enum(['udp', 'tcp']).default('udp'),
-          /** APP-NAME of each message: printable ASCII, at most 48 characters. */
-          appName: z
-            .string()
-            .regex(/^[\x21-\x7e]{1,48}$/, { error: 'expected 1 to 48 printable ASCII characters, no spaces' })
-            .default('threatlib'),
-          level: logLevel.optional(),
-          filter: lineFilterFunction,
-        })
-        .optional(),
-    })
-    .prefault({}),
+  /**
+   * Where lines go besides stderr: an array of transports, several of one type allowed (two files, say). The form
+   * keyed by type (`{file: {...}, syslog: {...}}`, one of each) is accepted too and read as the same array.
+   */
+  transports: transportsSchema.default([]),
 });
 
 const enterpriseSchema = z.strictObject({

@@ -104,10 +104,18 @@ describe('a client configured with logging transports', () => {
     expect(
       () =>
         new ThreatClient(
-          { sources: ['feed_urls'], logging: { transports: { webhook: { url: 'http://logs.example.com/in' } } } },
+          {
+            sources: ['feed_urls'],
+            logging: {
+              transports: [
+                { type: 'webhook', url: 'https://logs.example.com/in' },
+                { type: 'webhook', url: 'http://logs.example.com/in' },
+              ],
+            },
+          },
           { env: false },
         ),
-    ).toThrow(/logging\.transports\.webhook\.url/);
+    ).toThrow(/logging\.transports\[1\]\.url/);
   });
 
   it('with the log webhook dead, scans go on at full speed and stop() returns', async () => {

@@ -1,3 +1,6 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../config/parse-config.js';
 import type { ThreatConfig } from '../config/schema.js';
@@ -148,5 +151,38 @@ describe('createLogger', () => {
     logger.info({}, 'one');
     logger.info({}, 'two');
     expect(logTransportStats(logger)).toEqual({ destination: { written: 2 } });
+  });
+
+  it('writes to every transport of the documented array, several of one type, each by its own level', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'threatlib-two-files-'));
+    try {
+      const [all, errors] = [join(dir, 'all.log'), join(dir, 'errors.log')];
+      const logger = createLogger(
+        parseConfig({
+          sources: ['feed_urls'],
+          logging: {
+            stderr: false,
+            transports: [
+              { type: 'file', filename: all },
+              { type: 'file', filename: errors, level: 'error', filter: (line) => line.keep === true },
+            ],
+          },
+        }).logging,
+      );
+      logger.info({ n: 1 }, 'info');
+      logger.error({ n: 2, keep: true }, 'kept error');
+      logger.error({ n: 3 }, 'filtered error');
+      await closeLogger(logger);
+      const ns = async (file: string) =>
+        (await readFile(file, 'utf8'))
+          .trim()
+          .split('\n')
+          .map((line) => (JSON.parse(line) as { n: number }).n);
+      expect(await ns(all)).toEqual([1, 2, 3]);
+      expect(await ns(errors)).toEqual([2]);
+      expect(logTransportStats(logger)).toMatchObject({ file: { written: 3 }, 'file#2': { written: 1 } });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -60,7 +60,7 @@ type MarkedLogger = PinoLogger & Marks;
  * ```ts
  * const logger = createLogger(parseConfig({ sources: ['feed_urls'], logging: {
  *   format: 'text',
- *   transports: { file: { filename: 'threatlib.log', maxSize: '10MB', maxFiles: 5, compress: true } },
+ *   transports: [{ type: 'file', filename: 'threatlib.log', maxSize: '10MB', maxFiles: 5, compress: true }],
  * } }).logging);
  * logger.child({ category: 'feed' }).warn({ feed: 'feed_otx' }, 'slow answer');
  * await closeLogger(logger);
@@ -168,54 +168,66 @@ function transportSinks(logging: LoggingConfig, options: CreateLoggerOptions, re
       }),
     );
   }
-  const { file, webhook, syslog } = logging.transports;
-  if (file) {
-    sinks.push(
-      new FileTransport({
-        filename: file.filename,
-        maxSize: parseSize(file.maxSize, 'logging.transports.file.maxSize'),
-        maxFiles: file.maxFiles,
-        compress: file.compress,
-        level: level(file.level),
-        filter: file.filter,
-        text,
-        report,
-        ...(options.clock ? { clock: options.clock } : {}),
-      }),
-    );
-  }
-  if (webhook) {
-    sinks.push(
-      new WebhookTransport({
-        url: webhook.url,
-        headers: webhook.headers,
-        batchSize: webhook.batchSize,
-        flushInterval: webhook.flushInterval,
-        retries: webhook.retries,
-        maxBuffer: webhook.maxBuffer,
-        timeout: webhook.timeout,
-        level: level(webhook.level),
-        filter: webhook.filter,
-        report,
-        ...(options.clock ? { clock: options.clock } : {}),
-      }),
-    );
-  }
-  if (syslog) {
-    sinks.push(
-      new SyslogTransport({
-        host: syslog.host,
-        port: syslog.port,
-        protocol: syslog.protocol,
-        facility: syslog.facility,
-        appName: syslog.appName,
-        level: level(syslog.level),
-        filter: syslog.filter,
-        text,
-        report,
-        ...(options.clock ? { clock: options.clock } : {}),
-      }),
-    );
+  const seen = new Map<string, number>();
+  for (const [index, transport] of logging.transports.entries()) {
+    // The first transport of a type keeps the type's name (`file`); later ones are `file#2`, `file#3`...
+    const count = (seen.get(transport.type) ?? 0) + 1;
+    seen.set(transport.type, count);
+    const name = count === 1 ? transport.type : `${transport.type}#${count}`;
+    const clock = options.clock ? { clock: options.clock } : {};
+    switch (transport.type) {
+      case 'file':
+        sinks.push(
+          new FileTransport({
+            name,
+            filename: transport.filename,
+            maxSize: parseSize(transport.maxSize, `logging.transports[${index}].maxSize`),
+            maxFiles: transport.maxFiles,
+            compress: transport.compress,
+            level: level(transport.level),
+            filter: transport.filter,
+            text,
+            report,
+            ...clock,
+          }),
+        );
+        break;
+      case 'webhook':
+        sinks.push(
+          new WebhookTransport({
+            name,
+            url: transport.url,
+            headers: transport.headers,
+            batchSize: transport.batchSize,
+            flushInterval: transport.flushInterval,
+            retries: transport.retries,
+            maxBuffer: transport.maxBuffer,
+            timeout: transport.timeout,
+            level: level(transport.level),
+            filter: transport.filter,
+            report,
+            ...clock,
+          }),
+        );
+        break;
+      case 'syslog':
+        sinks.push(
+          new SyslogTransport({
+            name,
+            host: transport.host,
+            port: transport.port,
+            protocol: transport.protocol,
+            facility: transport.facility,
+            appName: transport.appName,
+            level: level(transport.level),
+            filter: transport.filter,
+            text,
+            report,
+            ...clock,
+          }),
+        );
+        break;
+    }
   }
   return sinks;
 }
@@ -240,7 +252,7 @@ export async function flushLogger(logger: unknown): Promise<void> {
 
 /**
  * Counters of each destination of a logger made by {@link createLogger}, by name (`stderr`, `file`, `webhook`,
- * `syslog`): lines `written`/`sent`, `buffered`, `dropped` (a full webhook buffer, a syslog server down), `errors`.
+ * `syslog`; a second transport of a type is `file#2`, and so on): lines `written`/`sent`, `buffered`, `dropped` (a full webhook buffer, a syslog server down), `errors`.
  * Empty for any other logger.
  *
  * @example

@@ -7,6 +7,8 @@ import type { LogEntry, LogSink, TransportReport } from './log-sink.js';
 
 /** Options of {@link FileTransport}. */
 export interface FileTransportOptions {
+  /** The name in stats, metrics and reports (default `file`; `file#2`... for a second one of the type). */
+  name?: string;
   /** The live log file; rotated files sit beside it as `<filename>.1.gz` (newest) ... `<filename>.N.gz`. */
   filename: string;
   /** Bytes after which the file is rotated (checked after each write, so a file may end one line over). */
@@ -38,7 +40,7 @@ const RETRY_AFTER_FAILURE_MS = 5_000;
  * wait, lines written during a rotation are queued in order, and none is lost.
  */
 export class FileTransport implements LogSink {
-  readonly name = 'file';
+  readonly name: string;
   readonly level: number;
   readonly filter: ((line: Record<string, unknown>) => boolean) | undefined;
   readonly #options: FileTransportOptions;
@@ -55,6 +57,7 @@ export class FileTransport implements LogSink {
       throw new RangeError(`maxFiles must be an integer of at least 2 (got ${options.maxFiles})`);
     }
     this.#options = options;
+    this.name = options.name ?? 'file';
     this.level = options.level;
     this.filter = options.filter;
     this.#clock = options.clock ?? systemClock;
@@ -111,7 +114,7 @@ export class FileTransport implements LogSink {
       this.#failing = true;
       this.#options.report?.(
         'warn',
-        { transport: 'file', filename, err: error },
+        { transport: this.name, filename, err: error },
         `log file ${filename} cannot be written; its lines are dropped until it can`,
       );
     });
@@ -122,7 +125,7 @@ export class FileTransport implements LogSink {
     stream.on('open', () => {
       if (!this.#failing) return;
       this.#failing = false;
-      this.#options.report?.('info', { transport: 'file', filename }, `log file ${filename} is written again`);
+      this.#options.report?.('info', { transport: this.name, filename }, `log file ${filename} is written again`);
     });
     this.#stream = stream;
     return stream;

@@ -1,4 +1,8 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ThreatClient } from '../../client/threat-client.js';
 import { parseConfig } from '../../config/parse-config.js';
 import { withCategory } from '../categories.js';
 import { closeLogger, createLogger, logTransportStats } from '../create-logger.js';
@@ -52,6 +56,56 @@ describe('syslog transport against a real rsyslog', () => {
       });
       expect(parsed[1]?.msg).toMatchObject({ err: { message: 'boom' } });
       expect(parsed[2]?.msg).toMatchObject({ text: 'é ünïcode' });
+    });
+  });
+});
+
+describe('the documented logging.transports array against a real rsyslog', () => {
+  describeWithRsyslog('a client with two file transports and a syslog transport', () => {
+    it('writes each file by its own level and sends to rsyslog', async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'threatlib-transports-'));
+      const marker = `e2e-array-${process.pid}-${Date.now()}`;
+      const all = join(dir, 'all.log');
+      const warnings = join(dir, 'warnings.log');
+      try {
+        const client = new ThreatClient(
+          {
+            sources: ['feed_urls'],
+            logging: {
+              level: 'debug',
+              stderr: false,
+              transports: [
+                { type: 'file', filename: all, maxSize: '1MB', maxFiles: 2, compress: false },
+                { type: 'file', filename: warnings, level: 'warn' },
+                { type: 'syslog', ...E2E_RSYSLOG, facility: 'local4', protocol: 'tcp', appName: 'threatlib-array' },
+              ],
+            },
+          },
+          { env: false },
+        );
+        client.logger.info({ marker, seq: 1 }, 'an info line');
+        client.logger.warn({ marker, seq: 2 }, 'a warning');
+        await client.stop();
+
+        const lines = async (file: string) =>
+          (await readFile(file, 'utf8'))
+            .split('\n')
+            .filter((line) => line.includes(marker))
+            .map((line) => (JSON.parse(line) as { seq: number }).seq);
+        expect(await lines(all)).toEqual([1, 2]);
+        expect(await lines(warnings)).toEqual([2]);
+        const stats = logTransportStats(client.logger);
+        expect(Object.keys(stats).sort()).toEqual(['file', 'file#2', 'syslog']);
+        expect(stats.syslog).toMatchObject({ dropped: 0 });
+
+        const received = await rsyslogLines(marker, 2);
+        const parsed = received.map((line) => RFC5424.exec(line) ?? []);
+        // local4 = 20: info (6) → 166, warn (4) → 164.
+        expect(parsed.map((p) => Number(p[1])).sort()).toEqual([164, 166]);
+        expect(parsed.map((p) => p[4])).toEqual(['threatlib-array', 'threatlib-array']);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
     });
   });
 });

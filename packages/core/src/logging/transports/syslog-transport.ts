@@ -13,6 +13,8 @@ import type { LogEntry, LogSink, TransportReport } from './log-sink.js';
 
 /** Options of {@link SyslogTransport}. */
 export interface SyslogTransportOptions {
+  /** The name in stats, metrics and reports (default `syslog`; `syslog#2`... for a second one of the type). */
+  name?: string;
   host: string;
   port: number;
   /** `udp`: one message per datagram. `tcp`: octet-counting framing (RFC 6587), reconnecting after a failure. */
@@ -44,7 +46,7 @@ export interface SyslogTransportOptions {
  * with doubling delays between attempts. `write` never waits for the network.
  */
 export class SyslogTransport implements LogSink {
-  readonly name = 'syslog';
+  readonly name: string;
   readonly level: number;
   readonly filter: ((line: Record<string, unknown>) => boolean) | undefined;
   readonly #options: SyslogTransportOptions;
@@ -66,6 +68,7 @@ export class SyslogTransport implements LogSink {
 
   constructor(options: SyslogTransportOptions) {
     this.#options = options;
+    this.name = options.name ?? 'syslog';
     this.level = options.level ?? 0;
     this.filter = options.filter;
     this.#clock = options.clock ?? systemClock;
@@ -232,7 +235,7 @@ export class SyslogTransport implements LogSink {
     this.#failing = true;
     this.#options.report?.(
       'warn',
-      { transport: 'syslog', server: this.#where(), err: error },
+      { transport: this.name, server: this.#where(), err: error },
       `syslog server ${this.#where()} is not taking messages`,
     );
   }
@@ -242,7 +245,7 @@ export class SyslogTransport implements LogSink {
     this.#failing = false;
     this.#options.report?.(
       'info',
-      { transport: 'syslog', server: this.#where() },
+      { transport: this.name, server: this.#where() },
       `syslog server ${this.#where()} takes messages again`,
     );
   }

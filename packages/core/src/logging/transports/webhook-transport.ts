@@ -5,6 +5,8 @@ import type { LogEntry, LogSink, TransportReport } from './log-sink.js';
 
 /** Options of {@link WebhookTransport}. */
 export interface WebhookTransportOptions {
+  /** The name in stats, metrics and reports (default `webhook`; `webhook#2`... for a second one of the type). */
+  name?: string;
   /** Where batches are POSTed, as a JSON array of log records. */
   url: string;
   /** Sent with every batch (an Authorization header, say); never logged. */
@@ -39,7 +41,7 @@ const defaultBackoff = (attempt: number) => Math.min(250 * 2 ** (attempt - 1), 3
  * full, new lines are dropped and counted (`stats().dropped`), and that is reported once per outage.
  */
 export class WebhookTransport implements LogSink {
-  readonly name = 'webhook';
+  readonly name: string;
   readonly level: number;
   readonly filter: ((line: Record<string, unknown>) => boolean) | undefined;
   readonly #url: string;
@@ -65,6 +67,7 @@ export class WebhookTransport implements LogSink {
   #stats = { sent: 0, batches: 0, failedBatches: 0, dropped: 0 };
 
   constructor(options: WebhookTransportOptions) {
+    this.name = options.name ?? 'webhook';
     this.#url = options.url;
     this.#headers = { ...options.headers, 'content-type': 'application/json' };
     this.#batchSize = options.batchSize ?? 100;
@@ -216,7 +219,7 @@ export class WebhookTransport implements LogSink {
     if (this.#droppedInOutage === 0) {
       this.#report?.(
         'warn',
-        { transport: 'webhook', url: redactText(this.#url), maxBuffer: this.#maxBuffer },
+        { transport: this.name, url: redactText(this.#url), maxBuffer: this.#maxBuffer },
         'log webhook is not taking lines: lines are being dropped until it does',
       );
     }
@@ -229,7 +232,7 @@ export class WebhookTransport implements LogSink {
     this.#droppedInOutage = 0;
     this.#report?.(
       'info',
-      { transport: 'webhook', url: redactText(this.#url), dropped },
+      { transport: this.name, url: redactText(this.#url), dropped },
       `log webhook takes lines again; ${dropped} lines were dropped meanwhile`,
     );
   }
