@@ -392,8 +392,11 @@ const enterpriseSchema = z.strictObject({
        * client's lifecycle state only. `client.health()` called directly always checks.
        */
       healthChecks: z.boolean().default(true),
-      /** Informational: metrics are opted into by calling `createClientMetrics` from `@threatlib/core/metrics`. */
-      metrics: z.boolean().default(false),
+      /**
+       * Whether the client's metrics are exposed: false leaves the client out of `createClientMetrics` (from
+       * `@threatlib/core/metrics`) and of the server's `GET /metrics` (404 once no mounted client has them).
+       */
+      metrics: z.boolean().default(true),
       /** Where to send an alert when a feed's circuit breaker opens or a feed refuses its API key. */
       alerts: z
         .strictObject({

@@ -99,6 +99,27 @@ describe('createClientMetrics, without any server', () => {
     await b.stop();
   });
 
+  it('with enterprise.monitoring.metrics false, a client registers nothing and is left out among several', async () => {
+    const off = client({ sources: ['feed_otx'], enterprise: { monitoring: { metrics: false } } });
+    const on = client({ sources: ['feed_otx'] });
+    const alone = createClientMetrics(off);
+    expect(alone.getMetricsAsArray()).toEqual([]);
+    expect((await alone.metrics()).trim()).toBe('');
+
+    const shared = createClientMetrics(
+      () => [
+        { client: off, labels: { tenant: 'off' } },
+        { client: on, labels: { tenant: 'on' } },
+      ],
+      { labelNames: ['tenant'] },
+    );
+    const text = await shared.metrics();
+    expect(text).toContain('threatlib_feed_requests_sent_total{tenant="on",feed="feed_otx"} 0');
+    expect(text).not.toContain('tenant="off"');
+    await off.stop();
+    await on.stop();
+  });
+
   it('counts the log lines a transport dropped: a log webhook nobody answers, with a small buffer', async () => {
     // A port that was just free: nothing listens there.
     const dead = createServer();

@@ -2,8 +2,19 @@ import { Counter, Gauge, Registry } from 'prom-client';
 import type { ThreatClient } from '../client/threat-client.js';
 import { logTransportStats } from '../logging/create-logger.js';
 
-/** What the metrics read from a client, at scrape time: any `ThreatClient`, from any copy of core. */
-export type MetricsClient = Pick<ThreatClient, 'feedStatus' | 'monitoringAlertStats'> & { logger?: unknown };
+/**
+ * What the metrics read from a client, at scrape time: any `ThreatClient`, from any copy of core. A client whose
+ * `config.enterprise.monitoring.metrics` is false is left out.
+ */
+export type MetricsClient = Pick<ThreatClient, 'feedStatus' | 'monitoringAlertStats'> & {
+  logger?: unknown;
+  config?: { enterprise?: { monitoring?: { metrics?: boolean } } };
+};
+
+/** Whether a client's metrics are on (`enterprise.monitoring.metrics`, default true). */
+function metricsEnabled(client: MetricsClient): boolean {
+  return client.config?.enterprise?.monitoring?.metrics !== false;
+}
 
 /** A client with the labels that tell its series apart from other clients' (`{prefix: '/api/v1'}`). */
 export interface LabelledClient {
@@ -34,6 +45,9 @@ type FeedStatusEntry = ReturnType<MetricsClient['feedStatus']>[number];
  * `registry.contentType`. The metrics are registered once per registry: to cover several clients, pass a function
  * listing them with their labels.
  *
+ * A client configured with `enterprise.monitoring.metrics: false` is left out: alone, it gets an empty registry (no
+ * metric registered); among several, its series are not written.
+ *
  * This lives in `@threatlib/core/metrics`, apart from the main entry, so that only users of metrics load
  * prom-client (an optional peer dependency: install it beside core).
  *
@@ -57,8 +71,13 @@ export function createClientMetrics(
   options: ClientMetricsOptions = {},
 ): Registry {
   const registry = options.registry ?? new Registry();
+  // One client whose metrics are off gets an empty registry: nothing is registered, nothing is read.
+  if (typeof clients !== 'function' && !metricsEnabled(clients)) return registry;
   const labelNames = [...(options.labelNames ?? [])];
-  const list = (): LabelledClient[] => (typeof clients === 'function' ? [...clients()] : [{ client: clients }]);
+  const list = (): LabelledClient[] =>
+    typeof clients === 'function'
+      ? [...clients()].filter(({ client }) => metricsEnabled(client))
+      : [{ client: clients }];
   const feedStatuses = () =>
     list().flatMap(({ client, labels }) => client.feedStatus().map((s) => ({ labels: { ...labels }, s })));
   const registers = [registry];
