@@ -111,7 +111,8 @@ const CASES: readonly Case[] = [
   { input: 'http://evil_c2.example.com/x', type: 'url', value: 'http://evil_c2.example.com/x' },
   { input: 'http://%65vil.com/', type: 'url', value: 'http://evil.com/' },
   { input: 'https://attacker.github.io/kit/', type: 'url', value: 'https://attacker.github.io/kit/' },
-  { input: 'http://example.com\\a\\b', type: 'url', value: 'http://example.com/a/b' },
+  // A backslash after the authority is part of the path to every parser; WHATWG writes it as "/".
+  { input: 'http://example.com/a\\b', type: 'url', value: 'http://example.com/a/b' },
 
   // Hashes.
   { input: 'D41D8CD98F00B204E9800998ECF8427E', type: 'md5', value: 'd41d8cd98f00b204e9800998ecf8427e' },
@@ -178,6 +179,8 @@ const CASES: readonly Case[] = [
   { input: 'http://0x7f000001/', error: 'is hexadecimal' },
   { input: 'http://2001:db8::1/', error: 'an IPv6 host must be written in brackets' },
   { input: 'http://[fe80::1%25eth0]/', error: 'has a zone id' },
+  // WHATWG ends the authority at "\", RFC 3986 does not: the host would be "example.com" or "example.com\a\b".
+  { input: 'http://example.com\\a\\b', error: 'has a backslash in its authority (before the path)' },
   { input: 'evil.com:8080', error: 'is a host and port without a scheme or path' },
   { input: 'javascript:alert(1)', error: 'scheme "javascript" is not supported' },
   { input: 'C:\\Windows\\System32\\evil.dll', error: 'looks like a Windows file path' },

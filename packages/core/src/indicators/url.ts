@@ -11,8 +11,11 @@ const MAX_PORT = 65535;
 const SCHEME = /^([a-z][a-z0-9+-]*):(?!\d)/i;
 // A host (or [IPv6]), an optional port, then a path or query: a URL written without its scheme.
 const SCHEMELESS = /^(\[[^\]/?#]*\]|[^/?#:@\\[\]]+)(?::(\d*))?([/?].*)?$/s;
-// Where the authority ends; WHATWG treats `\` like `/` in http(s) and ftp URLs.
-const AUTHORITY_END = /[/?#\\]/;
+// Where the authority ends for RFC 3986 (section 3.2). WHATWG also ends it at `\` in http(s) and ftp URLs, which is
+// why a `\` before this point is refused (see describeAmbiguousAuthority).
+const AUTHORITY_END = /[/?#]/;
+// Delimiters that, percent-encoded in the user info, move the host for a parser that decodes before it splits.
+const ENCODED_DELIMITER = /%(2f|3f|23|40|5c)/i;
 
 /**
  * Whether `text` looks like it was meant as a URL: it has a scheme (any scheme, so that `javascript:` gets a reason),
@@ -64,8 +67,10 @@ export function checkUrl(text: string): CheckResult {
 
   const authorityEnd = afterScheme.search(AUTHORITY_END);
   const authority = authorityEnd === -1 ? afterScheme : afterScheme.slice(0, authorityEnd);
-  const hostAndPort = authority.slice(authority.lastIndexOf('@') + 1);
-  const split = splitHostAndPort(hostAndPort);
+  const ambiguity = describeAmbiguousAuthority(authority);
+  if (ambiguity !== undefined) return refused(ambiguity);
+  const at = authority.indexOf('@');
+  const split = splitHostAndPort(authority.slice(at + 1));
   if (!split.ok) return refused(split.reason);
   const { host, port } = split;
   if (host === '') return refused('has no host');
@@ -86,7 +91,55 @@ export function checkUrl(text: string): CheckResult {
   // WHATWG keeps a domain's trailing dot (`evil.com.`) while the domain checker drops it; use the checked form so a
   // URL's host and the same domain given alone compare equal.
   if (hostCheck.type === 'domain' && url.hostname !== hostCheck.value) url.hostname = hostCheck.value;
+  // The checks above read the authority as RFC 3986 does; the serialisation is WHATWG's. Should the two ever
+  // disagree on the host (a case the checks above missed), the URL means different hosts to different software.
+  if (!sameHost(hostCheck, url.hostname)) {
+    return refused(
+      `WHATWG URL parsers read the host as "${url.hostname}" but RFC 3986 parsers as "${host}"; the host is ambiguous`,
+    );
+  }
   return accepted('url', url.href);
+}
+
+/**
+ * Why an authority (the text between `//` and the first `/`, `?` or `#`) names different hosts to different URL
+ * parsers, or undefined when it does not. WHATWG parsers (browsers, Node's URL) end the authority at `\` too and
+ * take the host after the last `@`; RFC 3986 parsers (curl, Python's urlsplit, proxies, most SIEM parsers) keep `\`
+ * in the authority and, since user info cannot hold `@`, split at the first one or fail.
+ */
+function describeAmbiguousAuthority(authority: string): string | undefined {
+  if (authority.includes('\\')) {
+    return (
+      'has a backslash in its authority (before the path): WHATWG URL parsers (browsers) read it as "/", ' +
+      'RFC 3986 parsers (curl, proxies, SIEM parsers) as part of the user info or host, so the host is ambiguous'
+    );
+  }
+  const at = authority.indexOf('@');
+  if (at === -1) return undefined;
+  if (authority.indexOf('@', at + 1) !== -1) {
+    return (
+      'has more than one "@" in its authority: some parsers take the host after the first, others after the last, ' +
+      'so the host is ambiguous'
+    );
+  }
+  const encoded = ENCODED_DELIMITER.exec(authority.slice(0, at));
+  if (encoded) {
+    const delimiter = decodeURIComponent(encoded[0]);
+    return (
+      `has a percent-encoded "${delimiter}" in the user info (${encoded[0]}): a parser that decodes before it ` +
+      'splits finds another host, so the host is ambiguous'
+    );
+  }
+  return undefined;
+}
+
+/** Whether the checked host and the host WHATWG serialised are the same host. */
+function sameHost(checked: Extract<CheckResult, { ok: true }>, whatwgHost: string): boolean {
+  if (checked.type !== 'ipv6') return checked.value === whatwgHost;
+  // WHATWG writes IPv4-mapped addresses in hex (`[::ffff:7f00:1]`), RFC 5952 with a dotted tail.
+  if (!whatwgHost.startsWith('[')) return false;
+  const whatwg = checkIpv6(whatwgHost);
+  return whatwg.ok && whatwg.value === checked.value;
 }
 
 type HostAndPort = { ok: true; host: string; port: string } | { ok: false; reason: string };
@@ -118,6 +171,11 @@ function checkHost(rawHost: string): CheckResult {
   } catch {
     return refused('has invalid percent-encoding');
   }
-  if (looksLikeIpv4(host)) return checkIpv4(host);
+  if (looksLikeIpv4(host)) {
+    // Alone, `192.0.2.1.` is an address at the end of a sentence; as a host, some parsers read it as the address
+    // and others as a name.
+    if (host.endsWith('.')) return refused('is an IPv4 address with a trailing dot, which some parsers read as a name');
+    return checkIpv4(host);
+  }
   return checkDomain(host);
 }
