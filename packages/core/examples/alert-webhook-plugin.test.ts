@@ -66,7 +66,11 @@ describe('the documented example plugin', () => {
     const plugin = c.registerIntegration('alertWebhook', AlertWebhookPlugin, { endpoint, token: 's3cret' });
     expect(c.integration('alertWebhook')).toBe(plugin);
     await c.start();
-    const alert = await c.alerts.add({ title: 'Known C2 contacted', severity: 8, indicators: ['203.0.113.7'] });
+    const alert = await c.alerts.add({
+      title: 'Known C2 contacted',
+      severity: 'high',
+      indicators: [{ type: 'ip', value: '203.0.113.7', confidence: 90 }],
+    });
     const answer = await plugin.sendAlert(alert);
     await c.stop();
 
@@ -77,7 +81,12 @@ describe('the documented example plugin', () => {
       url: '/hooks/alerts',
       authorization: 'Bearer s3cret',
       contentType: 'application/json',
-      body: { id: alert.id, title: 'Known C2 contacted', severity: 8, indicators: ['203.0.113.7'] },
+      body: {
+        id: alert.id,
+        title: 'Known C2 contacted',
+        severity: 'high',
+        indicators: [{ type: 'ipv4', value: '203.0.113.7', confidence: 90 }],
+      },
     });
     expect((await c.integrationHealth())[0]).toMatchObject({ name: 'alertWebhook', healthy: true });
   });
@@ -93,7 +102,7 @@ describe('the documented example plugin', () => {
     );
     const plugin = c.registerIntegration('alertWebhook', AlertWebhookPlugin);
     await c.start();
-    const alert = await c.alerts.add({ title: 't', severity: 3 });
+    const alert = await c.alerts.add({ title: 't', severity: 'low' });
     await expect(plugin.sendAlert(alert)).rejects.toThrow(/answered HTTP 401/);
     await c.stop();
   });

@@ -1,5 +1,17 @@
-export type { Alert, AlertInput } from './alerts/alert.js';
-export { AlertInputSchema } from './alerts/alert.js';
+export {
+  type Alert,
+  AlertFieldsSchema,
+  type AlertInput,
+  AlertInputSchema,
+  AlertSchema,
+  type NormalisedAlertInput,
+} from './alerts/alert.js';
+export {
+  type AlertDelivery,
+  AlertDeliverySchema,
+  DELIVERY_STATUSES,
+  type DeliveryStatus,
+} from './alerts/alert-delivery.js';
 export type { AlertPage, AlertQuery, AlertStore } from './alerts/alert-store.js';
 export { MemoryAlertStore, normaliseAlert } from './alerts/memory-alert-store.js';
 export { CacheError } from './cache/cache-error.js';
@@ -157,6 +169,7 @@ export { isRetryable, type RetryOptions, retryDelay } from './scheduler/retry-po
 export type { FeedStatusReport } from './scout/feed-pipeline.js';
 export type { LocalSource, Prefilter, ScoutOptions, ScoutResult, WarninglistHit } from './scout/scout-engine.js';
 export { type ScoutManyItem, type ScoutManyOptions, type ScoutProgress, streamScouts } from './scout/scout-many.js';
+export * from './records/index.js';
 export { checkEndpoint } from './security/endpoint-policy.js';
 export { ENVELOPE_FORMAT, ENVELOPE_VERSION, type EnvelopeKdf, type VaultEnvelope } from './vault/envelope.js';
 export { ARGON2ID_DEFAULTS, type Argon2idParams, type KdfParams, type Pbkdf2Params } from './vault/kdf.js';

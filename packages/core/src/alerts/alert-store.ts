@@ -1,9 +1,10 @@
+import type { Severity } from '../records/severity.js';
 import type { Alert, AlertInput } from './alert.js';
 
 /** Filters and paging for {@link AlertStore.list}. */
 export interface AlertQuery {
-  /** Only alerts with at least this severity. */
-  minSeverity?: number;
+  /** Only alerts with at least this severity (`high` lists `high` and `critical`). */
+  minSeverity?: Severity;
   /** Only alerts at or after this time. */
   since?: Date;
   /** Page size (the store caps it). */
@@ -24,7 +25,12 @@ export interface AlertPage {
  * implementation runs core's alert store compliance suite.
  */
 export interface AlertStore {
-  /** Validates and stores an alert; resolves once it is durable (as durable as the store can make it). */
+  /**
+   * Validates and stores an alert (either documented form, see `AlertInputSchema`); resolves once it is durable (as
+   * durable as the store can make it).
+   *
+   * @throws {ValidationError} naming every field that is wrong, or an `id` the store already holds.
+   */
   add(input: AlertInput): Promise<Alert>;
   get(id: string): Promise<Alert | undefined>;
   list(query?: AlertQuery): Promise<AlertPage>;

@@ -1,5 +1,6 @@
-import { toConfigurationIssues } from '../config/format-issues.js';
 import { ValidationError } from '../errors/validation-error.js';
+import { parseRecord } from '../records/parse-record.js';
+import { SEVERITIES, severityRank } from '../records/severity.js';
 import { type Alert, type AlertInput, AlertInputSchema } from './alert.js';
 import type { AlertPage, AlertQuery, AlertStore } from './alert-store.js';
 
@@ -27,6 +28,9 @@ export class MemoryAlertStore implements AlertStore {
 
   async add(input: AlertInput): Promise<Alert> {
     const alert = normaliseAlert(input, this.#now());
+    if (this.#byId.has(alert.id)) {
+      throw new ValidationError('alert', [{ path: 'id', message: `an alert with id ${alert.id} is already stored` }]);
+    }
     this.#entries.push({ alert, time: Date.parse(alert.timestamp), seq: this.#seq++ });
     this.#byId.set(alert.id, alert);
     return alert;
@@ -40,9 +44,10 @@ export class MemoryAlertStore implements AlertStore {
     const limit = Math.min(Math.max(Math.trunc(query.limit ?? 50), 1), MAX_PAGE);
     const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
     const since = query.since?.getTime();
+    const minRank = query.minSeverity === undefined ? undefined : rankOf(query.minSeverity);
     const matches = this.#entries
       .filter((e) => after === undefined || e.time < after.time || (e.time === after.time && e.seq < after.seq))
-      .filter((e) => query.minSeverity === undefined || e.alert.severity >= query.minSeverity)
+      .filter((e) => minRank === undefined || severityRank(e.alert.severity) >= minRank)
       .filter((e) => since === undefined || e.time >= since)
       .sort((a, b) => b.time - a.time || b.seq - a.seq);
     const page = matches.slice(0, limit);
@@ -54,21 +59,36 @@ export class MemoryAlertStore implements AlertStore {
   }
 }
 
-/** Validates an alert input and gives it an id and timestamp; shared by every store so they agree. */
+/**
+ * Validates an alert input (either documented form) and gives it an id (unless it has one), a timestamp and its
+ * deliveries (none yet); shared by every store so they agree.
+ *
+ * @throws {ValidationError} `Invalid alert: <field>: <reason>`, naming every field that is wrong.
+ */
 export function normaliseAlert(input: AlertInput, now: Date): Alert {
-  const parsed = AlertInputSchema.safeParse(input);
-  if (!parsed.success) throw new ValidationError('alert', toConfigurationIssues(parsed.error.issues));
-  const data = parsed.data;
+  const data = parseRecord(AlertInputSchema, input, 'alert');
   return {
-    id: globalThis.crypto.randomUUID(),
+    id: data.id ?? globalThis.crypto.randomUUID(),
     title: data.title,
     severity: data.severity,
+    ...(data.description === undefined ? {} : { description: data.description }),
     indicators: data.indicators,
     timestamp: new Date(data.timestamp ?? now).toISOString(),
-    ...(data.description === undefined ? {} : { description: data.description }),
     ...(data.source === undefined ? {} : { source: data.source }),
+    ...(data.riskScore === undefined ? {} : { riskScore: data.riskScore }),
     ...(data.metadata === undefined ? {} : { metadata: data.metadata }),
+    deliveries: data.deliveries ?? [],
   };
+}
+
+function rankOf(severity: unknown): number {
+  const rank = typeof severity === 'string' ? SEVERITIES.indexOf(severity.toLowerCase() as never) : -1;
+  if (rank < 0) {
+    throw new ValidationError('alert query', [
+      { path: 'minSeverity', message: `expected one of ${SEVERITIES.join(', ')}, got ${JSON.stringify(severity)}` },
+    ]);
+  }
+  return rank;
 }
 
 function encodeCursor(entry: Entry): string {

@@ -103,7 +103,7 @@ describe('client.stop()', () => {
     client.registerIntegration('heartbeat', Heartbeat);
     client.registerIntegration('second', Heartbeat);
     await client.start();
-    const alert = await client.alerts.add({ title: 'x', severity: 5 });
+    const alert = await client.alerts.add({ title: 'x', severity: 'medium' });
     await expect(client.integration('heartbeat')?.sendAlert(alert)).resolves.toEqual({ ok: true });
     await expect(client.integration('second')?.sendAlert(alert)).resolves.toEqual({ ok: true });
 

@@ -4,8 +4,8 @@ import type { ResolvedConfig } from '../config/schema.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { ThreatEvents } from '../events/threat-events.js';
 import type { HttpClient } from '../http/http-client.js';
-import type { Indicator } from '../indicators/index.js';
 import type { Logger } from '../logging/logger.js';
+import type { IndicatorRef } from '../records/indicator-record.js';
 
 /** An integration's own report of whether it can do its work. */
 export interface IntegrationHealth {
@@ -27,10 +27,17 @@ export interface Integration {
   /** Releases every socket and timer it holds. Called by `client.stop()`. */
   stop?(): Promise<void> | void;
   health?(): Promise<IntegrationHealth> | IntegrationHealth;
-  /** Delivers an alert to the system the integration talks to; resolves with that system's answer. */
+  /**
+   * Delivers an alert to the system the integration talks to; resolves with that system's answer. The client hands
+   * over a stored {@link Alert} (validated, severity in lower case, indicators with their precise types).
+   */
   sendAlert(alert: Alert): Promise<unknown>;
-  /** Adds what the integration knows about an indicator (or resolves undefined when it knows nothing). */
-  enrichIndicator(indicator: Indicator): Promise<unknown>;
+  /**
+   * Adds what the integration knows about an indicator, as an `EnrichedIndicator` (`EnrichedIndicatorSchema`), or
+   * resolves undefined when it knows nothing. `indicator` is `{type, value}`; `type` may be `ip` or `hostname`
+   * (parse it with `IndicatorRefSchema` to get the precise type).
+   */
+  enrichIndicator(indicator: IndicatorRef): Promise<unknown>;
 }
 
 /** The part of the client an integration may use. */

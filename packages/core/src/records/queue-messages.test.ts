@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { parseRecord } from './parse-record.js';
+import { IndicatorMessageSchema, ProcessedMessageSchema } from './queue-messages.js';
+
+describe('IndicatorMessageSchema', () => {
+  it('accepts the documented {indicator, type}, with ip among the types', () => {
+    expect(parseRecord(IndicatorMessageSchema, { indicator: '8.8.8.8', type: 'ip' }, 'message')).toEqual({
+      indicator: '8.8.8.8',
+      type: 'ip',
+    });
+    expect(parseRecord(IndicatorMessageSchema, { indicator: 'evil.com', type: 'domain' }, 'message')).toEqual({
+      indicator: 'evil.com',
+      type: 'domain',
+    });
+  });
+
+  it('detects the type when none is given, and ignores fields of the producer', () => {
+    expect(parseRecord(IndicatorMessageSchema, { indicator: 'evil.com', requestId: 7 }, 'message')).toEqual({
+      indicator: 'evil.com',
+    });
+  });
+
+  it.each([
+    [{}, 'indicator: required'],
+    [{ indicator: 4 }, 'indicator: expected a string'],
+    [{ indicator: ' ' }, 'indicator: must not be empty'],
+    [{ indicator: '8.8.8.8', type: 'address' }, 'type: expected one of ipv4, ipv6, domain'],
+  ])('refuses %j, naming the field', (content, message) => {
+    expect(() => parseRecord(IndicatorMessageSchema, content, 'message')).toThrow(message);
+  });
+});
+
+describe('ProcessedMessageSchema', () => {
+  it('accepts {indicator, results, processedAt}', () => {
+    const message = {
+      indicator: '8.8.8.8',
+      results: [{ feed: 'feed_otx', status: 'ok', verdict: 'clean', score: 0 }],
+      processedAt: '2026-01-01T00:00:00.000Z',
+    };
+    expect(parseRecord(ProcessedMessageSchema, message, 'processed message')).toEqual(message);
+    expect(() => parseRecord(ProcessedMessageSchema, { ...message, processedAt: 1 }, 'processed message')).toThrow(
+      'processedAt: ',
+    );
+  });
+});
