@@ -68,7 +68,12 @@ export {
 } from './correlation/strategies.js';
 export { ConfigurationError, type ConfigurationIssue } from './errors/configuration-error.js';
 export { InsecureEndpointError } from './errors/insecure-endpoint-error.js';
-export { IntegrationError, type IntegrationPhase } from './errors/integration-error.js';
+export {
+  IntegrationError,
+  type IntegrationErrorCode,
+  type IntegrationErrorOptions,
+  type IntegrationPhase,
+} from './errors/integration-error.js';
 export { InvalidIndicatorError } from './errors/invalid-indicator-error.js';
 export { RateLimitError } from './errors/rate-limit-error.js';
 export { ThreatlibError, type ThreatlibErrorOptions } from './errors/threatlib-error.js';
@@ -118,6 +123,13 @@ export type {
   IntegrationHealth,
   IntegrationRegistry,
 } from './integrations/integration.js';
+export type { IntegrationFactory } from './integrations/integration-factory.js';
+export {
+  INTEGRATION_PACKAGES,
+  type IntegrationPackage,
+  type PackagedIntegrationKey,
+} from './integrations/integration-packages.js';
+export type { IntegrationPackageLoader } from './integrations/load-integration-package.js';
 export * from './lists/index.js';
 export { LOG_CATEGORIES, type LogCategory, withCategory } from './logging/categories.js';
 export {

@@ -27,6 +27,7 @@ import type {
   IntegrationHealth,
   IntegrationRegistry,
 } from '../integrations/integration.js';
+import { type IntegrationPackageLoader, importIntegrationPackage } from '../integrations/load-integration-package.js';
 import { withCategory } from '../logging/categories.js';
 import { closeLogger, createLogger } from '../logging/create-logger.js';
 import type { Logger } from '../logging/logger.js';
@@ -52,6 +53,10 @@ import { checkEndpoint } from '../security/endpoint-policy.js';
 import { Vault, type VaultSettings } from '../vault/vault.js';
 import { VaultLockedError } from '../vault/vault-locked-error.js';
 import { type VaultOptions, vaultClientConfig, vaultSettings } from '../vault/vault-options.js';
+import type { CorrelationResult } from './correlation-result.js';
+import { ClientIntegrations } from './integrations.js';
+
+export type { CorrelationResult } from './correlation-result.js';
 
 /** Options of the {@link ThreatClient} constructor that are not part of the configuration. */
 export interface ThreatClientOptions {
@@ -78,6 +83,12 @@ export interface ThreatClientOptions {
    * a lookup that needs one rejects with `VaultLockedError`. `ThreatClient.createVault` and `openVault` set this.
    */
   vault?: Vault;
+  /**
+   * Imports the package of an integration built from `integrations` (`@threatlib/siem` for `integrations.siem`...).
+   * Default: `import(name)` from `@threatlib/core`'s own location. Where that cannot see the application's packages
+   * (Yarn Plug'n'Play, a bundler), pass `(name) => import(name)` written in the application; tests pass fakes.
+   */
+  loadIntegrationPackage?: IntegrationPackageLoader;
 }
 
 /**
@@ -90,22 +101,8 @@ export interface VaultClient {
   trojan: ThreatClient;
 }
 
-/** A correlation together with the feed results it was computed from. */
-export interface CorrelationResult extends Correlation {
-  results: ScoutResult['results'];
-  /** ISO 8601. */
-  startedAt: string;
-  durationMs: number;
-}
-
 /** The lifecycle state of a client. */
 export type ClientState = 'idle' | 'starting' | 'running' | 'stopping';
-
-interface RegisteredIntegration {
-  name: string;
-  instance: Integration;
-  started: boolean;
-}
 
 /** Health of one registered integration, as `client.integrationHealth()` reports it. */
 export interface IntegrationHealthReport extends IntegrationHealth {
@@ -140,7 +137,7 @@ export class ThreatClient {
   /** The client's event bus; `on`, `once` and `off` are shortcuts to it. */
   readonly events: EventBus<ThreatEvents>;
 
-  readonly #integrations = new Map<string, RegisteredIntegration>();
+  readonly #integrations: ClientIntegrations;
   readonly #feeds = new FeedRegistry(BUILTIN_FEED_LIST);
   readonly #registeredSources: string[] = [];
   readonly #scheduler: FeedScheduler;
@@ -189,6 +186,12 @@ export class ThreatClient {
       if (handler) this.events.on(event as ThreatEventName, handler as ThreatEventHandler<ThreatEventName>);
     }
     this.alerts = options.alertStore ?? new MemoryAlertStore();
+    this.#integrations = new ClientIntegrations({
+      logger: this.logger,
+      configured: () => this.config.integrations,
+      contextFor: (name) => this.#contextFor(name),
+      load: options.loadIntegrationPackage ?? importIntegrationPackage,
+    });
     this.#clock = clockOf(options);
     this.#scheduler = new FeedScheduler({
       concurrency: this.config.performance.maxConcurrency,
@@ -546,77 +549,47 @@ export class ThreatClient {
     options?: unknown,
   ): I;
   registerIntegration(name: string, integration: IntegrationClass<never>, options?: unknown): Integration {
-    if (typeof name !== 'string' || !/^[a-z][a-z0-9_-]{0,63}$/i.test(name)) {
+    if (this.#state !== 'idle') {
       throw new IntegrationError(
         String(name),
         'register',
-        `Integration name ${JSON.stringify(name)} is invalid: use letters, digits, "-" or "_", starting with a letter`,
-      );
-    }
-    if (this.#integrations.has(name)) {
-      throw new IntegrationError(name, 'register', `Integration "${name}" is already registered`);
-    }
-    if (this.#state !== 'idle') {
-      throw new IntegrationError(
-        name,
-        'register',
-        `Integration "${name}" cannot be registered while the client is ${this.#state}; register before start()`,
-      );
-    }
-    if (typeof integration !== 'function') {
-      throw new IntegrationError(name, 'register', `Integration "${name}" must be a class, got ${typeof integration}`);
-    }
-    const missing = ['sendAlert', 'enrichIndicator'].filter(
-      (method) => typeof (integration.prototype as Record<string, unknown> | undefined)?.[method] !== 'function',
-    );
-    if (missing.length > 0) {
-      throw new IntegrationError(
-        name,
-        'register',
-        `Integration "${name}" does not implement the Integration contract: missing ${missing.join(' and ')}`,
+        `Integration "${String(name)}" cannot be registered while the client is ${this.#state}; register before start()`,
       );
     }
     const resolvedOptions = options ?? (this.config.integrations as Record<string, unknown>)[name] ?? {};
-    let instance: Integration;
-    try {
-      instance = new integration(resolvedOptions as never, this.#contextFor(name));
-    } catch (error) {
-      throw new IntegrationError(
-        name,
-        'register',
-        `Integration "${name}" could not be created: ${(error as Error).message}`,
-        {
-          cause: error,
-        },
-      );
-    }
-    if (instance.specificationVersion !== undefined && instance.specificationVersion !== 'v1') {
-      throw new IntegrationError(
-        name,
-        'register',
-        `Integration "${name}" implements contract ${String(instance.specificationVersion)}; this core supports v1`,
-      );
-    }
-    this.#integrations.set(name, { name, instance, started: false });
+    const instance = this.#integrations.register(name, integration, resolvedOptions);
     this.#audit({ action: 'config_changed', at: this.#now(), option: 'integrations', detail: { registered: name } });
     return instance;
   }
 
-  /** The integration registered under `name`, typed by the registry. */
+  /** The integration registered (or built from `integrations` by `start()`) under `name`, typed by the registry. */
   integration<K extends keyof IntegrationRegistry>(name: K): IntegrationRegistry[K] | undefined;
   integration(name: string): Integration | undefined;
   integration(name: string): Integration | undefined {
-    return this.#integrations.get(name)?.instance;
+    return this.#integrations.get(name);
   }
 
-  /** Names of the registered integrations, in registration order. */
+  /** Names of the integrations held, in start order (those built from configuration only while started). */
   get integrationNames(): string[] {
-    return [...this.#integrations.keys()];
+    return this.#integrations.names;
   }
 
   /**
-   * Starts every registered integration, in registration order. If one fails, those already started are stopped
-   * (in reverse order) and the promise rejects with an {@link IntegrationError} naming the one that failed.
+   * Loads lists, opens the cache, builds every integration configured under `integrations` and starts them all.
+   *
+   * Each configured key threatlib knows is built by its package's factory, imported on the spot: `siem` by
+   * `@threatlib/siem`, `webhooks` by `@threatlib/webhooks`, `storage` by `@threatlib/storage`, `messageQueue` by
+   * `@threatlib/queue`, `cloud` and `cloudSiem` by `@threatlib/cloud` (see `INTEGRATION_PACKAGES`). A key under which
+   * an integration is registered is served by that one. Nothing configured is skipped: a missing package, an unknown
+   * key nothing is registered under, or options the package refuses make `start()` reject before anything starts.
+   *
+   * Integrations start in order (registered ones first, in registration order, then the built ones). If one fails,
+   * those already started are stopped in reverse order and the promise rejects with an {@link IntegrationError}
+   * naming the one that failed.
+   *
+   * @throws {IntegrationError} `code: 'INTEGRATION_PACKAGE_MISSING'` with `packages` to install; otherwise naming
+   *   the integration that could not be built or started, and why.
+   * @throws {ConfigurationError} when a package refuses its options: `Configuration invalid: integrations.<key>...`.
    */
   async start(): Promise<void> {
     if (this.#state === 'running') return;
@@ -630,30 +603,16 @@ export class ThreatClient {
       this.#state = 'idle';
       throw error;
     }
-    const started: RegisteredIntegration[] = [];
-    for (const entry of this.#integrations.values()) {
-      try {
-        await entry.instance.start?.();
-        entry.started = true;
-        started.push(entry);
-      } catch (error) {
-        this.logger.error(
-          { category: 'integration', integration: entry.name, err: error },
-          `integration "${entry.name}" failed to start`,
-        );
-        await this.#stopEntries(started.reverse());
-        await this.#closeResources();
-        this.#state = 'idle';
-        throw new IntegrationError(
-          entry.name,
-          'start',
-          `Integration "${entry.name}" failed to start: ${(error as Error)?.message ?? String(error)}`,
-          { cause: error },
-        );
-      }
+    let started: string[];
+    try {
+      started = await this.#integrations.start();
+    } catch (error) {
+      await this.#closeResources();
+      this.#state = 'idle';
+      throw error;
     }
     this.#state = 'running';
-    this.logger.info({ integrations: started.map((e) => e.name) }, 'threatlib client started');
+    this.logger.info({ integrations: started }, 'threatlib client started');
   }
 
   /**
@@ -664,8 +623,7 @@ export class ThreatClient {
   async stop(): Promise<void> {
     if (this.#state === 'stopping') return;
     this.#state = 'stopping';
-    const entries = [...this.#integrations.values()].filter((e) => e.started).reverse();
-    const failures = await this.#stopEntries(entries);
+    const failures = await this.#integrations.stop();
     await this.#closeResources();
     this.#vault?.lock('stop');
     // Last: the lines above reach the transports before their sockets, timers and files close.
@@ -687,9 +645,9 @@ export class ThreatClient {
   /** Each registered integration's health (an integration without `health()` reports healthy when started). */
   async integrationHealth(): Promise<IntegrationHealthReport[]> {
     const reports: IntegrationHealthReport[] = [];
-    for (const entry of this.#integrations.values()) {
+    for (const entry of this.#integrations.entries()) {
       try {
-        reports.push({ ...(await this.#integrationHealthOf(entry)), name: entry.name });
+        reports.push({ ...(await this.#integrations.healthOf(entry)), name: entry.name });
       } catch (error) {
         reports.push({ name: entry.name, healthy: false, detail: (error as Error)?.message ?? String(error) });
       }
@@ -724,9 +682,9 @@ export class ThreatClient {
       feeds: this.feedStatus(),
       cache: this.#cache,
       vault: this.#vault,
-      integrations: [...this.#integrations.values()].map((entry) => ({
+      integrations: this.#integrations.entries().map((entry) => ({
         name: entry.name,
-        check: () => this.#integrationHealthOf(entry),
+        check: () => this.#integrations.healthOf(entry),
       })),
     });
   }
@@ -737,12 +695,6 @@ export class ThreatClient {
    */
   monitoringAlertStats(): MonitoringAlertStats {
     return this.#alerter?.stats() ?? { raised: 0, suppressed: 0, channels: {} };
-  }
-
-  async #integrationHealthOf(entry: RegisteredIntegration): Promise<IntegrationHealth> {
-    return (
-      (await entry.instance.health?.()) ?? { healthy: entry.started, detail: entry.started ? 'started' : 'not started' }
-    );
   }
 
   #hasConfiguredKey(feed: string): boolean {
@@ -794,24 +746,6 @@ export class ThreatClient {
     });
   }
 
-  async #stopEntries(entries: RegisteredIntegration[]): Promise<Array<{ name: string; error: unknown }>> {
-    const failures: Array<{ name: string; error: unknown }> = [];
-    for (const entry of entries) {
-      try {
-        await entry.instance.stop?.();
-      } catch (error) {
-        failures.push({ name: entry.name, error });
-        this.logger.error(
-          { category: 'integration', integration: entry.name, err: error },
-          `integration "${entry.name}" failed to stop`,
-        );
-      } finally {
-        entry.started = false;
-      }
-    }
-    return failures;
-  }
-
   async #closeResources(): Promise<void> {
     this.#scheduler.close();
     const http = this.#http;
@@ -826,6 +760,7 @@ export class ThreatClient {
     const client = this;
     return {
       name,
+      optionsPath: `integrations.${name}`,
       client: {
         get config() {
           return client.config;
@@ -833,6 +768,8 @@ export class ThreatClient {
         get alerts() {
           return client.alerts;
         },
+        scout: (indicator, options) => client.scout(indicator, options),
+        correlate: (indicator, options) => client.correlate(indicator, options),
       },
       logger: withCategory(this.logger, 'integration', { integration: name }),
       events: this.events,

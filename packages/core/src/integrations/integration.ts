@@ -1,11 +1,13 @@
 import type { Alert } from '../alerts/alert.js';
 import type { AlertStore } from '../alerts/alert-store.js';
+import type { CorrelationResult } from '../client/correlation-result.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { ThreatEvents } from '../events/threat-events.js';
 import type { HttpClient } from '../http/http-client.js';
 import type { Logger } from '../logging/logger.js';
 import type { IndicatorRef } from '../records/indicator-record.js';
+import type { ScoutOptions, ScoutResult } from '../scout/scout-engine.js';
 
 /** An integration's own report of whether it can do its work. */
 export interface IntegrationHealth {
@@ -45,12 +47,21 @@ export interface IntegrationClient {
   readonly config: ResolvedConfig;
   /** The client's alert store (memory unless a storage integration replaced it). */
   readonly alerts: AlertStore;
+  /** `client.scout`: asks every configured source about an indicator. */
+  scout(indicator: string, options?: ScoutOptions): Promise<ScoutResult>;
+  /** `client.correlate`: scouts an indicator and combines the answers into one verdict (a queue pipeline uses it). */
+  correlate(indicator: string, options?: ScoutOptions): Promise<CorrelationResult>;
 }
 
 /** What an integration receives when the client instantiates it. */
 export interface IntegrationContext {
   /** The name it was registered under. */
   name: string;
+  /**
+   * Where its options sit in the client's configuration (`integrations.siem`): prefix the paths of a
+   * `ConfigurationError` about them with it.
+   */
+  optionsPath: string;
   client: IntegrationClient;
   /** The client's logger (secrets redacted). */
   logger: Logger;

@@ -1,0 +1,367 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Alert } from '../alerts/alert.js';
+import type { ThreatConfig } from '../config/schema.js';
+import { ConfigurationError } from '../errors/configuration-error.js';
+import { IntegrationError } from '../errors/integration-error.js';
+import type { Integration, IntegrationContext } from '../integrations/integration.js';
+import type { IntegrationFactory } from '../integrations/integration-factory.js';
+import { INTEGRATION_PACKAGES } from '../integrations/integration-packages.js';
+import { importIntegrationPackage } from '../integrations/load-integration-package.js';
+import { silentLogger } from '../logging/logger.js';
+import { ThreatClient, type ThreatClientOptions } from './threat-client.js';
+
+const listFile = join(mkdtempSync(join(tmpdir(), 'threatlib-integrations-')), 'blocklist.txt');
+writeFileSync(listFile, 'evil.threatlib-test.net\n');
+/** Asks no feed: a local blocklist is the only source. */
+const offline: ThreatConfig = { sources: [], strategy: 'aggressive', lists: [{ name: 'blocklist', file: listFile }] };
+
+/** The documented SIEM options (INTERFACE.md 4.2). */
+const siemOptions = {
+  platform: 'siem_a',
+  host: 'siem.example',
+  port: 8088,
+  credentials: { token: 'not-a-real-token' },
+  timeout: 30_000,
+  retries: 3,
+};
+
+/** An integration as a factory returns it: a plain value, each call written into `log`. */
+function fakeIntegration(name: string, log: string[], failOn?: 'start' | 'stop'): Integration {
+  return {
+    specificationVersion: 'v1',
+    async start() {
+      log.push(`start ${name}`);
+      if (failOn === 'start') throw new Error(`${name} refused the connection`);
+    },
+    async stop() {
+      log.push(`stop ${name}`);
+      if (failOn === 'stop') throw new Error(`${name} hung up badly`);
+    },
+    async sendAlert(alert: Alert) {
+      return { received: alert.title };
+    },
+    async enrichIndicator() {
+      return undefined;
+    },
+  };
+}
+
+/** A fake package exporting the factory `key` needs, logging each creation with its options and context. */
+function fakePackage(
+  key: keyof typeof INTEGRATION_PACKAGES,
+  log: string[],
+  failOn?: 'start' | 'stop',
+  contexts: IntegrationContext[] = [],
+) {
+  const factory: IntegrationFactory = (options, context) => {
+    log.push(`create ${key} ${JSON.stringify(options)} at ${context.optionsPath}`);
+    contexts.push(context);
+    return fakeIntegration(key, log, failOn);
+  };
+  return { [INTEGRATION_PACKAGES[key].factory]: factory };
+}
+
+/** A loader serving `modules` and, for anything else, the real one (which rejects: those packages are absent). */
+function loaderOf(
+  modules: Record<string, unknown>,
+  asked: string[] = [],
+): ThreatClientOptions['loadIntegrationPackage'] {
+  return async (name) => {
+    asked.push(name);
+    return Object.hasOwn(modules, name) ? modules[name] : importIntegrationPackage(name);
+  };
+}
+
+function client(config: Partial<ThreatConfig>, options: ThreatClientOptions = {}): ThreatClient {
+  return new ThreatClient({ ...offline, ...config } as ThreatConfig, { env: false, logger: silentLogger, ...options });
+}
+
+describe('integrations built from configuration', () => {
+  it('creates, starts and stops a configured integration with the factory its package exports', async () => {
+    const log: string[] = [];
+    const c = client(
+      { integrations: { siem: siemOptions } },
+      { loadIntegrationPackage: loaderOf({ '@threatlib/siem': fakePackage('siem', log) }) },
+    );
+    expect(c.integration('siem')).toBeUndefined();
+    await c.start();
+    expect(log).toEqual([`create siem ${JSON.stringify(siemOptions)} at integrations.siem`, 'start siem']);
+    expect(c.integrationNames).toEqual(['siem']);
+    expect(await c.integration('siem')?.sendAlert({ title: 'beacon' } as Alert)).toEqual({ received: 'beacon' });
+    expect(await c.integrationHealth()).toEqual([{ name: 'siem', healthy: true, detail: 'started' }]);
+
+    await c.stop();
+    expect(log.at(-1)).toBe('stop siem');
+    expect(c.integration('siem')).toBeUndefined();
+
+    // A restart builds it afresh: a stopped integration is never started twice.
+    await c.start();
+    expect(log.filter((line) => line.startsWith('create siem'))).toHaveLength(2);
+    await c.stop();
+  });
+
+  it('builds every configured key, each from its own package, and starts sinks before sources', async () => {
+    const log: string[] = [];
+    const asked: string[] = [];
+    const cloud = { ...fakePackage('cloud', log), ...fakePackage('cloudSiem', log) };
+    const c = client(
+      {
+        integrations: {
+          messageQueue: { type: 'rabbitmq', connection: 'amqp://127.0.0.1:5672', queues: { incoming: 'in' } },
+          webhooks: { incoming: { port: 0, path: '/hooks' }, outgoing: [] },
+          siem: siemOptions,
+          storage: { type: 'documentstore', uri: 'mongodb://127.0.0.1:27017', database: 'threatlib' },
+          cloud: { region: 'eu-west-1', credentials: { accessKeyId: 'AKIA', secretAccessKey: 'x' } },
+          cloudSiem: { subscriptionId: 's', resourceGroupName: 'g', workspaceName: 'w', credentials: {} },
+        },
+      },
+      {
+        loadIntegrationPackage: loaderOf(
+          {
+            '@threatlib/siem': fakePackage('siem', log),
+            '@threatlib/webhooks': fakePackage('webhooks', log),
+            '@threatlib/storage': fakePackage('storage', log),
+            '@threatlib/queue': fakePackage('messageQueue', log),
+            '@threatlib/cloud': cloud,
+          },
+          asked,
+        ),
+      },
+    );
+    await c.start();
+    const order = ['storage', 'siem', 'cloud', 'cloudSiem', 'webhooks', 'messageQueue'];
+    expect(c.integrationNames).toEqual(order);
+    expect(log.filter((line) => line.startsWith('start'))).toEqual(order.map((key) => `start ${key}`));
+    // @threatlib/cloud serves two keys and is imported once.
+    expect(asked.sort()).toEqual([
+      '@threatlib/cloud',
+      '@threatlib/queue',
+      '@threatlib/siem',
+      '@threatlib/storage',
+      '@threatlib/webhooks',
+    ]);
+    await c.stop();
+    expect(log.filter((line) => line.startsWith('stop'))).toEqual(order.reverse().map((key) => `stop ${key}`));
+  });
+
+  it.each(Object.entries(INTEGRATION_PACKAGES).map(([key, spec]) => [key, spec.package]))(
+    'rejects start() naming the package to install when integrations.%s is configured and %s is absent',
+    async (key, packageName) => {
+      // The real loader: none of these packages can be imported from core here.
+      const c = client({ integrations: { [key]: { type: 'rabbitmq' } } });
+      const error = await c.start().catch((e: unknown) => e);
+      expect(IntegrationError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({
+        code: 'INTEGRATION_PACKAGE_MISSING',
+        integration: key,
+        phase: 'start',
+        packages: [packageName],
+      });
+      expect((error as Error).message).toBe(
+        `integrations.${key} is configured but ${packageName} is not installed: npm install ${packageName}`,
+      );
+      expect(c.state).toBe('idle');
+    },
+  );
+
+  it('names every missing package at once and starts nothing', async () => {
+    const log: string[] = [];
+    const c = client(
+      { integrations: { siem: siemOptions, cloud: { region: 'eu-west-1' }, cloudSiem: { subscriptionId: 's' } } },
+      { loadIntegrationPackage: loaderOf({}) },
+    );
+    c.registerIntegration(
+      'tickets',
+      class {
+        start = () => void log.push('start tickets');
+        sendAlert = async () => undefined;
+        enrichIndicator = async () => undefined;
+      },
+    );
+    const error = await c.start().catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: 'INTEGRATION_PACKAGE_MISSING',
+      integration: 'siem, cloud, cloudSiem',
+      packages: ['@threatlib/siem', '@threatlib/cloud'],
+    });
+    expect((error as Error).message).toBe(
+      'integrations.siem, integrations.cloud, integrations.cloudSiem are configured but @threatlib/siem and @threatlib/cloud are not installed: npm install @threatlib/siem @threatlib/cloud',
+    );
+    expect(log).toEqual([]);
+  });
+
+  it('tells a package that fails to load (one of its own dependencies missing) from one not installed', async () => {
+    const c = client(
+      { integrations: { messageQueue: { type: 'rabbitmq' } } },
+      // What Node throws when @threatlib/queue is there but its amqplib is not.
+      { loadIntegrationPackage: (name) => import(/* @vite-ignore */ `${name}-dependency-that-is-not-installed`) },
+    );
+    const error = await c.start().catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'INTEGRATION_FAILED', integration: 'messageQueue', phase: 'start' });
+    expect((error as Error).message).toMatch(
+      /^Integration "messageQueue" could not be built: @threatlib\/queue is installed but failed to load: Cannot find package '@threatlib\/queue-dependency-that-is-not-installed'/,
+    );
+  });
+
+  it('refuses a package that does not export the factory, naming it', async () => {
+    const c = client(
+      { integrations: { cloudSiem: { subscriptionId: 's' } } },
+      { loadIntegrationPackage: loaderOf({ '@threatlib/cloud': fakePackage('cloud', []) }) },
+    );
+    await expect(c.start()).rejects.toThrow(
+      'Integration "cloudSiem" could not be built: @threatlib/cloud does not export createCloudSiemIntegration(options, context), which integrations.cloudSiem needs; install a version of @threatlib/cloud made for this @threatlib/core',
+    );
+  });
+
+  it('refuses what a factory returns when it is not an integration', async () => {
+    const c = client(
+      { integrations: { siem: siemOptions } },
+      {
+        loadIntegrationPackage: loaderOf({
+          '@threatlib/siem': { createSiemIntegration: () => ({ sendAlert: async () => undefined }) },
+        }),
+      },
+    );
+    await expect(c.start()).rejects.toThrow(
+      'Integration "siem" built by @threatlib/siem.createSiemIntegration does not implement the Integration contract: missing enrichIndicator',
+    );
+  });
+
+  it("rejects with the package's Configuration invalid, every path under integrations.<key>", async () => {
+    const refusing = (path: string) => ({
+      createSiemIntegration: () => {
+        throw new ConfigurationError([{ path, message: 'Too big: expected number to be <=65535' }]);
+      },
+    });
+    for (const path of ['port', 'integrations.siem.port']) {
+      const c = client(
+        { integrations: { siem: { ...siemOptions, port: 70_000 } } },
+        { loadIntegrationPackage: loaderOf({ '@threatlib/siem': refusing(path) }) },
+      );
+      const error = await c.start().catch((e: unknown) => e);
+      expect(ConfigurationError.isInstance(error)).toBe(true);
+      expect((error as Error).message).toBe(
+        'Configuration invalid: integrations.siem.port: Too big: expected number to be <=65535',
+      );
+      expect(c.state).toBe('idle');
+    }
+  });
+
+  it('stops those already started when one fails to start, and rejects naming it and why', async () => {
+    const log: string[] = [];
+    const c = client(
+      { integrations: { siem: siemOptions, storage: { type: 'documentstore' } } },
+      {
+        loadIntegrationPackage: loaderOf({
+          '@threatlib/storage': fakePackage('storage', log),
+          '@threatlib/siem': fakePackage('siem', log, 'start'),
+        }),
+      },
+    );
+    const error = await c.start().catch((e: unknown) => e);
+    expect(IntegrationError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ code: 'INTEGRATION_FAILED', integration: 'siem', phase: 'start' });
+    expect((error as Error).message).toBe('Integration "siem" failed to start: siem refused the connection');
+    expect(log.filter((line) => !line.startsWith('create'))).toEqual(['start storage', 'start siem', 'stop storage']);
+    expect(c.integrationNames).toEqual([]);
+    expect(c.state).toBe('idle');
+  });
+
+  it('asks every built integration to stop even when one fails, then reports it', async () => {
+    const log: string[] = [];
+    const c = client(
+      { integrations: { siem: siemOptions, storage: { type: 'documentstore' } } },
+      {
+        loadIntegrationPackage: loaderOf({
+          '@threatlib/storage': fakePackage('storage', log),
+          '@threatlib/siem': fakePackage('siem', log, 'stop'),
+        }),
+      },
+    );
+    await c.start();
+    const error = await c.stop().catch((e: unknown) => e);
+    expect(log.filter((line) => line.startsWith('stop'))).toEqual(['stop siem', 'stop storage']);
+    expect(error).toMatchObject({ integration: 'siem', phase: 'stop' });
+    expect(c.integrationNames).toEqual([]);
+  });
+
+  it('never skips a configured key silently: one nothing builds or is registered under fails start()', async () => {
+    const c = client({ integrations: { alertWebhook: { endpoint: 'https://hooks.example' } } });
+    const error = await c.start().catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'INTEGRATION_FAILED', integration: 'alertWebhook', phase: 'start' });
+    expect((error as Error).message).toBe(
+      'integrations.alertWebhook is configured but no integration is registered under "alertWebhook", and threatlib builds only storage, siem, cloud, cloudSiem, webhooks, messageQueue from configuration: call client.registerIntegration("alertWebhook", YourIntegration) before start(), or remove the option',
+    );
+  });
+
+  it('lets an integration registered under a key serve it, with the configured options, and loads nothing', async () => {
+    const asked: string[] = [];
+    let given: unknown;
+    const c = client({ integrations: { siem: siemOptions } }, { loadIntegrationPackage: loaderOf({}, asked) });
+    c.registerIntegration(
+      'siem',
+      class {
+        constructor(options: unknown) {
+          given = options;
+        }
+        sendAlert = async () => undefined;
+        enrichIndicator = async () => undefined;
+      },
+    );
+    await c.start();
+    expect(given).toEqual(siemOptions);
+    expect(asked).toEqual([]);
+    await c.stop();
+  });
+
+  it("gives a built integration the client's scout and correlate through its context", async () => {
+    const contexts: IntegrationContext[] = [];
+    const c = client(
+      { integrations: { siem: siemOptions } },
+      { loadIntegrationPackage: loaderOf({ '@threatlib/siem': fakePackage('siem', [], undefined, contexts) }) },
+    );
+    await c.start();
+    const [context] = contexts;
+    const threats: string[] = [];
+    c.on('threatFound', (threat) => void threats.push(threat.indicator));
+    const correlation = await context?.client.correlate('EVIL.threatlib-test.net');
+    expect(correlation).toMatchObject({ indicator: 'evil.threatlib-test.net', isThreat: true, verdict: 'malicious' });
+    const scout = await context?.client.scout('fine.threatlib-test.net', { type: 'domain' });
+    expect(scout?.results.map((r) => [r.feed, r.verdict])).toEqual([['list:blocklist', 'unknown']]);
+    expect(threats).toEqual(['evil.threatlib-test.net']);
+    await c.stop();
+  });
+});
+
+describe('registerIntegration with methods written as instance fields', () => {
+  it('registers a class whose sendAlert and enrichIndicator are arrow-function fields, and it works', async () => {
+    class ArrowPlugin {
+      readonly sent: string[] = [];
+      constructor(readonly options: { endpoint: string }) {}
+      sendAlert = async (alert: Alert) => {
+        this.sent.push(`${this.options.endpoint}: ${alert.title}`);
+        return { ok: true };
+      };
+      enrichIndicator = async (indicator: { type: string; value: string }) => ({ seen: indicator.value });
+    }
+    const c = client({});
+    const plugin = c.registerIntegration('arrows', ArrowPlugin, { endpoint: 'https://hooks.example' });
+    await c.start();
+    expect(await c.integration('arrows')?.sendAlert({ title: 'beacon' } as Alert)).toEqual({ ok: true });
+    expect(plugin.sent).toEqual(['https://hooks.example: beacon']);
+    expect(await plugin.enrichIndicator({ type: 'ip', value: '198.51.100.4' })).toEqual({ seen: '198.51.100.4' });
+    await c.stop();
+  });
+
+  it('still names what an instance lacks, whether methods are fields or on the prototype', () => {
+    class HalfArrow {
+      sendAlert = async () => undefined;
+    }
+    expect(() => client({}).registerIntegration('half', HalfArrow as never)).toThrow(
+      'Integration "half" does not implement the Integration contract: missing enrichIndicator',
+    );
+  });
+});
