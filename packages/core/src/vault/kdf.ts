@@ -1,5 +1,5 @@
 import * as crypto from 'node:crypto';
-import { ConfigurationError } from '../errors/configuration-error.js';
+import { argon2idImplementation } from './argon2id.js';
 
 /** Argon2id parameters, as a vault envelope records them. `memory` is in KiB. */
 export interface Argon2idParams {
@@ -73,18 +73,12 @@ export function kdfParamsProblem(params: KdfParams): string | undefined {
   return undefined;
 }
 
-/** Whether this Node.js has the built-in Argon2 (`crypto.argon2`, Node 24.7 and later). */
-export function hasBuiltinArgon2(): boolean {
-  return typeof (crypto as { argon2?: unknown }).argon2 === 'function';
-}
-
 /**
- * Derives {@link DERIVED_KEY_LENGTH} bytes from a password and salt, off the main thread (Node's crypto thread
- * pool). Argon2id uses Node's built-in implementation; PBKDF2 is HMAC-SHA-256.
- *
- * @throws {ConfigurationError} for argon2id on a Node.js without `crypto.argon2` (before 24.7): use pbkdf2 there.
+ * Derives {@link DERIVED_KEY_LENGTH} bytes from a password and salt. PBKDF2 is HMAC-SHA-256 on Node's crypto thread
+ * pool. Argon2id is Node's `crypto.argon2` (thread pool) where it exists (Node.js 24.7 and later), and
+ * `@noble/hashes` elsewhere (see `argon2id.ts`): both compute the same function, so a vault opens on either.
  */
-export function deriveKey(password: Uint8Array, salt: Uint8Array, params: KdfParams): Promise<Buffer> {
+export async function deriveKey(password: Uint8Array, salt: Uint8Array, params: KdfParams): Promise<Buffer> {
   if (params.algorithm === 'pbkdf2') {
     return new Promise((resolve, reject) => {
       crypto.pbkdf2(password, salt, params.iterations, DERIVED_KEY_LENGTH, params.hash, (error, key) =>
@@ -92,28 +86,14 @@ export function deriveKey(password: Uint8Array, salt: Uint8Array, params: KdfPar
       );
     });
   }
-  if (!hasBuiltinArgon2()) {
-    return Promise.reject(
-      new ConfigurationError([
-        {
-          path: 'security.encryption.keyDerivation',
-          message: `argon2id needs Node.js 24.7 or later (crypto.argon2); this is ${process.version}: use "pbkdf2" or upgrade Node.js`,
-        },
-      ]),
-    );
-  }
-  return new Promise((resolve, reject) => {
-    crypto.argon2(
-      'argon2id',
-      {
-        message: password,
-        nonce: salt,
-        parallelism: params.parallelism,
-        tagLength: DERIVED_KEY_LENGTH,
-        memory: params.memory,
-        passes: params.passes,
-      },
-      (error, key) => (error ? reject(error) : resolve(key)),
-    );
+  const key = await argon2idImplementation().derive({
+    message: password,
+    nonce: salt,
+    parallelism: params.parallelism,
+    tagLength: DERIVED_KEY_LENGTH,
+    memory: params.memory,
+    passes: params.passes,
   });
+  // A view, not a copy: the caller zeroes what it gets, and that must be the only copy.
+  return Buffer.from(key.buffer, key.byteOffset, key.byteLength);
 }
