@@ -147,6 +147,49 @@ describe('integrations built from configuration', () => {
     expect(log.filter((line) => line.startsWith('stop'))).toEqual(order.reverse().map((key) => `stop ${key}`));
   });
 
+  it("passes the documented shapes through core's schema to each factory unchanged", async () => {
+    class TokenCredential {
+      getToken = async () => ({ token: 'not-a-real-token', expiresOnTimestamp: 0 });
+    }
+    const credential = new TokenCredential();
+    const integrations = {
+      messageQueue: { type: 'kafka', brokers: ['127.0.0.1:9092'], topics: { threats: 'threats', alerts: 'alerts' } },
+      storage: {
+        type: 'searchindex',
+        node: 'https://127.0.0.1:9200',
+        auth: { username: 'elastic', password: 'not-a-real-password' },
+        indices: { threats: 'threats', campaigns: 'campaigns' },
+      },
+      webhooks: {
+        incoming: { port: 0, path: '/webhooks', authentication: { type: 'hmac', secret: 'not-a-real-secret' } },
+        outgoing: [{ name: 'soc', url: 'https://hooks.example/soc', events: ['high-confidence-threat'] }],
+      },
+      cloudSiem: { subscriptionId: 's', resourceGroupName: 'g', workspaceName: 'w', credentials: credential },
+    };
+    const seen: Record<string, unknown> = {};
+    const capturing = (key: keyof typeof INTEGRATION_PACKAGES) => ({
+      [INTEGRATION_PACKAGES[key].factory]: ((options) => {
+        seen[key] = options;
+        return fakeIntegration(key, []);
+      }) satisfies IntegrationFactory,
+    });
+    const c = client(
+      { integrations },
+      {
+        loadIntegrationPackage: loaderOf({
+          '@threatlib/queue': capturing('messageQueue'),
+          '@threatlib/storage': capturing('storage'),
+          '@threatlib/webhooks': capturing('webhooks'),
+          '@threatlib/cloud': capturing('cloudSiem'),
+        }),
+      },
+    );
+    await c.start();
+    expect(seen).toEqual(integrations);
+    expect((seen.cloudSiem as { credentials: unknown }).credentials).toBe(credential);
+    await c.stop();
+  });
+
   it.each(Object.entries(INTEGRATION_PACKAGES).map(([key, spec]) => [key, spec.package]))(
     'rejects start() naming the package to install when integrations.%s is configured and %s is absent',
     async (key, packageName) => {

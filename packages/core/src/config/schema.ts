@@ -461,15 +461,25 @@ const correlationSchema = z.strictObject({
 /** An integration's own options: its package validates them; core only requires an object. */
 const integrationOptions = z.record(z.string(), z.unknown(), { error: 'expected an object of integration options' });
 
+/**
+ * `integrations`: the options of each integration by name. `client.start()` builds the keys of
+ * `INTEGRATION_PACKAGES` with their packages' factories, which validate the options in full (`Configuration invalid:
+ * integrations.<key>.<path>: ...`); any other key is the options of an integration registered under that name. Core
+ * checks here only what it can without a package: each entry is an object, and the few fields every shape of it
+ * has.
+ */
 const integrationsSchema = z
   .looseObject({
+    /** `@threatlib/siem`: `{platform, host, port, credentials, timeout, retries}`. */
     siem: integrationOptions.optional(),
+    /** `@threatlib/webhooks`: `{incoming, outgoing: [...]}`. */
     webhooks: z
       .looseObject({
         incoming: integrationOptions.optional(),
         outgoing: z.array(integrationOptions).optional(),
       })
       .optional(),
+    /** `@threatlib/storage`: `{type, uri, database}` or a search index's `{type, node, auth, indices}`. */
     storage: z
       .looseObject({
         type: z.string().min(1),
@@ -477,6 +487,7 @@ const integrationsSchema = z
         database: z.string().optional(),
       })
       .optional(),
+    /** `@threatlib/queue`: `{type: 'rabbitmq', connection, queues}` or `{type: 'kafka', brokers, topics}`. */
     messageQueue: z
       .looseObject({
         type: z.enum(['rabbitmq', 'kafka']),
@@ -484,6 +495,10 @@ const integrationsSchema = z
         queues: z.unknown().optional(),
       })
       .optional(),
+    /** `@threatlib/cloud`: `{region, credentials: {accessKeyId, secretAccessKey}}`. */
+    cloud: integrationOptions.optional(),
+    /** `@threatlib/cloud`: `{subscriptionId, resourceGroupName, workspaceName, credentials}`. */
+    cloudSiem: integrationOptions.optional(),
   })
   .catchall(integrationOptions);
 
