@@ -12,8 +12,15 @@ export {
   DELIVERY_STATUSES,
   type DeliveryStatus,
 } from './alerts/alert-delivery.js';
+export { ALERT_METADATA_MAX_BYTES } from './alerts/alert-metadata.js';
 export type { AlertPage, AlertQuery, AlertStore } from './alerts/alert-store.js';
-export { MemoryAlertStore, normaliseAlert } from './alerts/memory-alert-store.js';
+export { DEFAULT_MEMORY_ALERT_LIMITS, type MemoryAlertLimits } from './alerts/memory-alert-limits.js';
+export {
+  MemoryAlertStore,
+  type MemoryAlertStoreOptions,
+  type MemoryAlertStoreStats,
+  normaliseAlert,
+} from './alerts/memory-alert-store.js';
 export { CacheError } from './cache/cache-error.js';
 export { cacheKey, fingerprint } from './cache/cache-key.js';
 export type { CacheEntry, CacheStore } from './cache/cache-store.js';

@@ -6,12 +6,17 @@ import { flaggedBy } from '../records/flagged-by.js';
 import { type IndicatorRecord, IndicatorRecordSchema, IndicatorSchema } from '../records/indicator-record.js';
 import { riskScoreForConfidence, SEVERITIES, SeveritySchema, severityForRiskScore } from '../records/severity.js';
 import { AlertDeliverySchema } from './alert-delivery.js';
+import { metadataProblem } from './alert-metadata.js';
 
 const title = z.string().trim().min(1, { error: 'required: a short title' }).max(500);
 const description = z.string().max(20_000);
 const timestamp = z.iso.datetime({ offset: true, error: 'expected an ISO 8601 date-time' });
 const riskScore = z.number().min(1).max(10).meta({ description: 'The correlation’s risk score, 1 to 10' });
-const metadata = z.record(z.string(), z.unknown());
+/** Free-form, at most `ALERT_METADATA_MAX_BYTES` as JSON. */
+const metadata = z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
+  const problem = metadataProblem(value);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
 
 /**
  * The result of `correlate` as an alert of the webhook-handler form carries it. Only `confidence` is required; the

@@ -1,8 +1,10 @@
 import { ValidationError } from '../errors/validation-error.js';
+import type { Logger } from '../logging/logger.js';
 import { parseRecord } from '../records/parse-record.js';
 import { SEVERITIES, severityRank } from '../records/severity.js';
 import { type Alert, type AlertInput, AlertInputSchema } from './alert.js';
 import type { AlertPage, AlertQuery, AlertStore } from './alert-store.js';
+import { AlertDropLog, type MemoryAlertLimits, memoryAlertLimits, weighAlert } from './memory-alert-limits.js';
 
 const MAX_PAGE = 500;
 
@@ -10,20 +12,59 @@ interface Entry {
   alert: Alert;
   time: number;
   seq: number;
+  bytes: number;
+}
+
+/** Options of {@link MemoryAlertStore}. */
+export interface MemoryAlertStoreOptions extends Partial<MemoryAlertLimits> {
+  /** Clock for the default timestamp and for spacing the "store is full" log lines. */
+  now?: () => Date;
+  /** Where the "store is full, dropped the oldest" warnings go (none without it). */
+  logger?: Logger;
+}
+
+/** What a {@link MemoryAlertStore} holds, and how many alerts it dropped when full. */
+export interface MemoryAlertStoreStats {
+  alerts: number;
+  /** The alerts' JSON, in UTF-8 bytes. */
+  bytes: number;
+  /** Alerts dropped to make room for new ones since the store was made. */
+  dropped: number;
 }
 
 /**
  * An {@link AlertStore} in memory: the default, for a single process. Alerts are lost when the process ends; use a
  * store from `@threatlib/storage` to keep them. Lists newest first by alert timestamp.
+ *
+ * It is bounded: at most `maxAlerts` (10,000) alerts and `maxBytes` (32 MiB, each alert counted as its JSON) are
+ * kept. When a new alert would pass either, the alerts stored first are dropped to make room, counted in
+ * `stats().dropped` and reported by a warning on `logger` (at most one line a minute). One alert larger than
+ * `maxBytes` is refused. Each alert is stored as a copy, so changing the object given afterwards changes nothing.
+ *
+ * @example
+ * ```ts
+ * const client = new ThreatClient(config, { alertStore: new MemoryAlertStore({ maxAlerts: 50_000 }) });
+ * ```
  */
 export class MemoryAlertStore implements AlertStore {
   readonly #entries: Entry[] = [];
   readonly #byId = new Map<string, Alert>();
   #seq = 0;
+  #bytes = 0;
   readonly #now: () => Date;
+  readonly #limits: MemoryAlertLimits;
+  readonly #drops: AlertDropLog;
 
-  constructor(options: { now?: () => Date } = {}) {
+  /** @throws {RangeError} when `maxAlerts` or `maxBytes` is not a positive integer. */
+  constructor(options: MemoryAlertStoreOptions = {}) {
     this.#now = options.now ?? (() => new Date());
+    this.#limits = memoryAlertLimits(options);
+    this.#drops = new AlertDropLog(options.logger, this.#limits, () => this.#now().getTime());
+  }
+
+  /** How many alerts and bytes it holds, and how many it dropped when full. */
+  stats(): MemoryAlertStoreStats {
+    return { alerts: this.#entries.length, bytes: this.#bytes, dropped: this.#drops.total };
   }
 
   async add(input: AlertInput): Promise<Alert> {
@@ -31,8 +72,27 @@ export class MemoryAlertStore implements AlertStore {
     if (this.#byId.has(alert.id)) {
       throw new ValidationError('alert', [{ path: 'id', message: `an alert with id ${alert.id} is already stored` }]);
     }
-    this.#entries.push({ alert, time: Date.parse(alert.timestamp), seq: this.#seq++ });
-    this.#byId.set(alert.id, alert);
+    const { json, bytes } = weighAlert(alert);
+    if (bytes > this.#limits.maxBytes) {
+      throw new ValidationError('alert', [
+        { path: '', message: `${bytes} bytes as JSON, larger than the store holds (${this.#limits.maxBytes} bytes)` },
+      ]);
+    }
+    let dropped = 0;
+    while (
+      this.#entries.length > 0 &&
+      (this.#entries.length >= this.#limits.maxAlerts || this.#bytes + bytes > this.#limits.maxBytes)
+    ) {
+      const oldest = this.#entries.shift() as Entry;
+      this.#byId.delete(oldest.alert.id);
+      this.#bytes -= oldest.bytes;
+      dropped++;
+    }
+    const stored = JSON.parse(json) as Alert;
+    this.#entries.push({ alert: stored, time: Date.parse(alert.timestamp), seq: this.#seq++, bytes });
+    this.#byId.set(alert.id, stored);
+    this.#bytes += bytes;
+    this.#drops.dropped(dropped);
     return alert;
   }
 

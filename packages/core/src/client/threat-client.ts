@@ -185,7 +185,7 @@ export class ThreatClient {
     for (const [event, handler] of Object.entries(this.config.events)) {
       if (handler) this.events.on(event as ThreatEventName, handler as ThreatEventHandler<ThreatEventName>);
     }
-    this.alerts = options.alertStore ?? new MemoryAlertStore();
+    this.alerts = options.alertStore ?? new MemoryAlertStore({ logger: withCategory(this.logger, 'client') });
     this.#integrations = new ClientIntegrations({
       logger: this.logger,
       configured: () => this.config.integrations,
