@@ -1,38 +1,14 @@
-import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ThreatClient } from '../client/threat-client.js';
 import { silentLogger } from '../logging/logger.js';
 import type { VaultEnvelope } from './envelope.js';
+import { runSourceChild, writeSourceChild } from './source-child.test-suite.js';
 
-const run = promisify(execFile);
-const SOURCE_INDEX = fileURLToPath(new URL('../index.ts', import.meta.url));
-
-// The child runs this package's source with Node's built-in type stripping (Node 22.18+/23.6+), so the test needs no
-// build and can never exercise a stale dist/. Sources import `./x.js` where `./x.ts` is on disk; this hook maps one
-// to the other, as tsc does at build time.
-const RESOLVE_HOOK = `
-export async function resolve(specifier, context, next) {
-  try {
-    return await next(specifier, context);
-  } catch (error) {
-    if (error?.code === 'ERR_MODULE_NOT_FOUND' && specifier.startsWith('.') && specifier.endsWith('.js')) {
-      return next(specifier.slice(0, -3) + '.ts', context);
-    }
-    throw error;
-  }
-}
-`;
-
-const CHILD = `
-import { register } from 'node:module';
-register(new URL('./resolve-ts.mjs', import.meta.url));
-const { ThreatClient, silentLogger } = await import(process.argv[2]);
-const { client, vault } = await ThreatClient.openVault(process.argv[3], process.env.VAULT_PASSWORD, {
+const OPEN_VAULT = `
+const { client, vault } = await ThreatClient.openVault(process.argv[2], process.env.VAULT_PASSWORD, {
   clientOptions: { env: false, logger: silentLogger },
 });
 process.stdout.write(JSON.stringify({ pid: process.pid, keys: vault.keys(), kdf: vault.kdf, otx: vault.get('feed_otx'), sources: client.sources }));
@@ -40,10 +16,10 @@ await client.stop();
 `;
 
 let dir: string;
+let child: string;
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'threatlib-vault-process-'));
-  await writeFile(join(dir, 'resolve-ts.mjs'), RESOLVE_HOOK);
-  await writeFile(join(dir, 'open-vault.mjs'), CHILD);
+  child = await writeSourceChild(dir, 'open-vault.mjs', OPEN_VAULT);
 });
 afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -70,14 +46,9 @@ describe('a vault file outlives its process', () => {
       iterations: 100_000,
     });
 
-    const { stdout } = await run(
-      process.execPath,
-      ['--disable-warning=ExperimentalWarning', join(dir, 'open-vault.mjs'), SOURCE_INDEX, path],
-      { env: { ...process.env, VAULT_PASSWORD: password }, timeout: 60_000 },
-    );
-    const child = JSON.parse(stdout) as Record<string, unknown>;
-    expect(child.pid).not.toBe(process.pid);
-    expect(child).toMatchObject({
+    const opened = await runSourceChild(process.execPath, child, [path], { VAULT_PASSWORD: password });
+    expect(opened.pid).not.toBe(process.pid);
+    expect(opened).toMatchObject({
       keys: ['feed_otx', 'feed_scan'],
       kdf: { algorithm: 'pbkdf2', hash: 'sha256', iterations: 100_000 },
       otx: 'otx-key-for-the-child-process',
