@@ -1,7 +1,7 @@
 export { QueueError, type QueueOperation } from './errors/queue-error.js';
 export { UnprocessableMessageError } from './errors/unprocessable-message-error.js';
 export {
-  createQueueIntegration,
+  createMessageQueueIntegration,
   MessageQueueIntegration,
   registerMessageQueue,
 } from './integration/queue-integration.js';

@@ -2,44 +2,58 @@ import {
   type Alert,
   ConfigurationError,
   type Integration,
-  type IntegrationClass,
   type IntegrationContext,
+  type IntegrationFactory,
   type IntegrationHealth,
   type ThreatClient,
 } from '@threatlib/core';
 import type { Subscription } from '../message/backend.js';
 import { MessageQueueProcessor } from '../message-queue-processor.js';
 import type { MessageQueueOptions } from '../options/processor-options.js';
-import { createIndicatorPipeline, type PipelineClient } from '../pipeline/indicator-pipeline.js';
+import { createIndicatorPipeline } from '../pipeline/indicator-pipeline.js';
 
 declare module '@threatlib/core' {
   interface IntegrationRegistry {
-    /** The queue pipeline `registerMessageQueue` adds. */
+    /** The queue pipeline `client.start()` builds from `integrations.messageQueue` (or `registerMessageQueue` adds). */
     messageQueue: MessageQueueIntegration;
   }
 }
 
-const OPTIONS_PATH = 'integrations.messageQueue';
-
 /**
  * The queue pipeline as a client integration: `start()` (run by `client.start()`) connects and consumes the incoming
- * queue or topic with {@link createIndicatorPipeline}; `stop()` drains the handlers still running and disconnects;
- * `sendAlert` publishes an alert to the alerts queue or topic.
+ * queue or topic with {@link createIndicatorPipeline}, scanning with the client's `correlate` from its context;
+ * `stop()` drains the handlers still running and disconnects; `sendAlert` publishes an alert to the alerts queue or
+ * topic.
  */
 export class MessageQueueIntegration implements Integration {
   readonly specificationVersion = 'v1' as const;
   /** The processor behind the pipeline, for publishing or consuming more. */
   readonly processor: MessageQueueProcessor;
-  readonly #client: PipelineClient;
+  readonly #context: IntegrationContext;
   #subscription: Subscription | undefined;
 
-  constructor(client: PipelineClient, options: MessageQueueOptions, context: IntegrationContext) {
-    this.#client = client;
+  /**
+   * @throws {ConfigurationError} `Configuration invalid: integrations.messageQueue...` when the options are missing
+   *   or invalid, naming each problem.
+   */
+  constructor(options: MessageQueueOptions, context: IntegrationContext) {
+    if (options === undefined || options === null || Object.keys(options as object).length === 0) {
+      throw new ConfigurationError([
+        {
+          path: context.optionsPath,
+          message: 'not configured: set {type: "rabbitmq", connection, queues} or {type: "kafka", brokers, topics}',
+        },
+      ]);
+    }
+    this.#context = context;
     const withBatching =
       options.type === 'kafka' && (options as { streamProcessing?: unknown }).streamProcessing === undefined
         ? { ...options, streamProcessing: context.client.config.enterprise.streamProcessing }
         : options;
-    this.processor = new MessageQueueProcessor(withBatching, { logger: context.logger, optionsPath: OPTIONS_PATH });
+    this.processor = new MessageQueueProcessor(withBatching, {
+      logger: context.logger,
+      optionsPath: context.optionsPath,
+    });
   }
 
   async start(): Promise<void> {
@@ -48,7 +62,10 @@ export class MessageQueueIntegration implements Integration {
       this.processor.options.type === 'rabbitmq'
         ? this.processor.options.queues.incoming
         : this.processor.options.topics.incoming;
-    this.#subscription = await this.processor.consume(incoming, createIndicatorPipeline(this.#client, this.processor));
+    this.#subscription = await this.processor.consume(
+      incoming,
+      createIndicatorPipeline(this.#context.client, this.processor),
+    );
   }
 
   async stop(): Promise<void> {
@@ -75,44 +92,47 @@ export class MessageQueueIntegration implements Integration {
 }
 
 /**
- * The {@link MessageQueueIntegration} class bound to `client`, for `client.registerIntegration`. The pipeline scans
- * with the client it is given here: the integration context offers only configuration and alerts.
- */
-export function createQueueIntegration(
-  client: ThreatClient,
-): IntegrationClass<MessageQueueOptions, MessageQueueIntegration> {
-  return class BoundMessageQueueIntegration extends MessageQueueIntegration {
-    constructor(options: MessageQueueOptions, context: IntegrationContext) {
-      if (options === undefined || Object.keys(options as object).length === 0) {
-        throw new ConfigurationError([
-          {
-            path: OPTIONS_PATH,
-            message: 'not configured: set {type: "rabbitmq", connection, queues} or {type: "kafka", brokers, topics}',
-          },
-        ]);
-      }
-      super(client, options, context);
-    }
-  };
-}
-
-/**
- * Registers the queue pipeline on `client` as `messageQueue`, with `options` or else the client's
- * `integrations.messageQueue`; `client.start()` then starts consuming and `client.stop()` drains and disconnects.
+ * The factory `client.start()` calls for `integrations.messageQueue` (core imports it from `@threatlib/queue`): a
+ * client configured with a queue consumes it once started, with no other call.
  *
  * @example
  * ```ts
  * const client = new ThreatClient({
  *   sources: ['feed_urls'],
- *   integrations: { messageQueue: { type: 'rabbitmq', connection: 'amqp://127.0.0.1:5672' } },
+ *   integrations: {
+ *     messageQueue: {
+ *       type: 'rabbitmq',
+ *       connection: 'amqp://guest:guest@127.0.0.1:5672',
+ *       queues: { incoming: 'iocs', processed: 'iocs.results', alerts: 'iocs.alerts' },
+ *     },
+ *   },
  * });
- * registerMessageQueue(client);
+ * await client.start(); // imports @threatlib/queue, builds the pipeline, consumes "iocs"
+ * ```
+ *
+ * @throws {ConfigurationError} `Configuration invalid: integrations.messageQueue.<option>: ...` naming each problem.
+ */
+export const createMessageQueueIntegration: IntegrationFactory<MessageQueueOptions, MessageQueueIntegration> = (
+  options,
+  context,
+) => new MessageQueueIntegration(options, context);
+
+/**
+ * Registers the queue pipeline on `client` as `messageQueue` now, with `options` or else the client's
+ * `integrations.messageQueue`, and returns it: for holding the integration before `start()`, or options that are not
+ * in the configuration. `client.start()` then starts consuming and `client.stop()` drains and disconnects. A client
+ * configured with `integrations.messageQueue` needs no such call.
+ *
+ * @example
+ * ```ts
+ * const client = new ThreatClient({ sources: ['feed_urls'] });
+ * const queue = registerMessageQueue(client, { type: 'rabbitmq', connection: 'amqp://127.0.0.1:5672' });
  * await client.start(); // consumes threatlib.indicators
- * client.integration('messageQueue')?.processor.stats;
+ * queue.processor.stats;
  * ```
  *
  * @throws {IntegrationError} when the options are invalid (the cause is a `ConfigurationError` naming each one).
  */
 export function registerMessageQueue(client: ThreatClient, options?: MessageQueueOptions): MessageQueueIntegration {
-  return client.registerIntegration('messageQueue', createQueueIntegration(client), options);
+  return client.registerIntegration('messageQueue', MessageQueueIntegration, options);
 }
