@@ -1,5 +1,6 @@
 import type { Indicator, IndicatorType } from '../indicators/indicator.js';
 import { INDICATOR_TYPES } from '../indicators/indicator.js';
+import { type HostReading, otherHostReadings, readSerialisedHost, serialisedUrlHost } from './host-readings.js';
 import { type IpRange, ipv4ToNumber, ipv6ToBigInt, maskIpv4, maskIpv6, unmapIpv4 } from './ip-range.js';
 import { type ProbeCounter, SubstringAutomaton } from './substring-automaton.js';
 
@@ -125,6 +126,11 @@ function firstHit(hits: readonly StoredHit<unknown>[] | undefined, bit: number):
  *
  * An IPv4-mapped IPv6 address (`::ffff:10.1.2.3`) is also looked up as the IPv4 address it carries.
  *
+ * A URL can name more than one host when parsers disagree on where its authority ends (`http://10.0.0.1\@evil.com/`
+ * is 10.0.0.1 to a browser, evil.com to curl). `parseIndicator` refuses such URLs; for any other indicator,
+ * {@link IndicatorMatcher.match} matches when any reading does (a blocklist flags it) and
+ * {@link IndicatorMatcher.matchEveryReading} only when every reading does (a benign list clears it).
+ *
  * @example
  * ```ts
  * const matcher = new IndicatorMatcher<string>();
@@ -202,12 +208,35 @@ export class IndicatorMatcher<T> {
   match(indicator: Indicator): MatcherHit<T> | undefined {
     this.stats.lookups += 1;
     const bit = TYPE_BITS[indicator.type];
-    const found =
-      this.#exactValue(indicator.value, bit) ??
-      this.#byType(indicator, bit) ??
-      this.#substring(indicator.value, bit) ??
-      this.#regex(indicator.value, bit);
+    const urlHost = this.#urlHostOf(indicator);
+    let found = this.#primary(indicator, bit, urlHost);
+    if (found === undefined && urlHost !== undefined) {
+      for (const reading of otherHostReadings(indicator, urlHost)) {
+        found = reading === undefined ? undefined : this.#host(reading, bit);
+        if (found) break;
+      }
+    }
     return found === undefined ? undefined : { entry: found.entry, kind: found.kind, tag: found.tag };
+  }
+
+  /**
+   * Like {@link IndicatorMatcher.match}, but for a URL that parsers read as naming different hosts, only when an
+   * entry covers each of those hosts (a reading that is no valid host is covered by nothing). A list whose match
+   * clears an indicator (a warninglist, an allowlist) asks this, so that it never vouches for a host it does not
+   * cover. The entry reported is the one for the indicator's normalised value.
+   */
+  matchEveryReading(indicator: Indicator): MatcherHit<T> | undefined {
+    this.stats.lookups += 1;
+    const bit = TYPE_BITS[indicator.type];
+    const urlHost = this.#urlHostOf(indicator);
+    const found = this.#primary(indicator, bit, urlHost);
+    if (found === undefined) return undefined;
+    if (indicator.type === 'url') {
+      for (const reading of otherHostReadings(indicator, urlHost)) {
+        if (reading === undefined || this.#host(reading, bit) === undefined) return undefined;
+      }
+    }
+    return { entry: found.entry, kind: found.kind, tag: found.tag };
   }
 
   /** Sets the probe and lookup counters back to zero. */
@@ -216,7 +245,22 @@ export class IndicatorMatcher<T> {
     this.stats.lookups = 0;
   }
 
-  #byType(indicator: Indicator, bit: number): StoredHit<T> | undefined {
+  /** The most specific entry the indicator's normalised value matches (see {@link IndicatorMatcher.match}). */
+  #primary(indicator: Indicator, bit: number, urlHost: string | undefined): StoredHit<T> | undefined {
+    return (
+      this.#exactValue(indicator.value, bit) ??
+      this.#byType(indicator, bit, urlHost) ??
+      this.#substring(indicator.value, bit) ??
+      this.#regex(indicator.value, bit)
+    );
+  }
+
+  /** A URL's host as serialised, when the matcher has entries a host can match (else there is nothing to read). */
+  #urlHostOf(indicator: Indicator): string | undefined {
+    return indicator.type === 'url' && this.#hasHostEntries() ? serialisedUrlHost(indicator.value) : undefined;
+  }
+
+  #byType(indicator: Indicator, bit: number, urlHost: string | undefined): StoredHit<T> | undefined {
     switch (indicator.type) {
       case 'ipv4':
         return this.#ipv4Ranges(indicator.value, bit);
@@ -227,7 +271,7 @@ export class IndicatorMatcher<T> {
       case 'email':
         return this.#hostname(indicator.value.slice(indicator.value.lastIndexOf('@') + 1), bit);
       case 'url':
-        return this.#urlHost(indicator.value, bit);
+        return urlHost === undefined ? undefined : this.#host(readSerialisedHost(urlHost), bit);
       default:
         return undefined;
     }
@@ -283,17 +327,20 @@ export class IndicatorMatcher<T> {
     return undefined;
   }
 
-  #urlHost(url: string, bit: number): StoredHit<T> | undefined {
-    if (this.#hostnames.size === 0 && this.#ipv4.size === 0 && this.#ipv6.size === 0) return undefined;
-    let host: string;
-    try {
-      host = new URL(url).hostname;
-    } catch {
-      return undefined;
+  #hasHostEntries(): boolean {
+    return this.#hostnames.size > 0 || this.#ipv4.size > 0 || this.#ipv6.size > 0;
+  }
+
+  /** A URL's host, looked up with the URL's type bit (so only entries that apply to URLs match it). */
+  #host(host: HostReading, bit: number): StoredHit<T> | undefined {
+    switch (host.kind) {
+      case 'ipv4':
+        return this.#ipv4Ranges(host.value, bit);
+      case 'ipv6':
+        return this.#ipv6Address(host.value, bit, bit);
+      case 'name':
+        return this.#hostname(host.value, bit);
     }
-    if (host.startsWith('[')) return this.#ipv6Address(host.slice(1, -1), bit, bit);
-    if (/^\d+\.\d+\.\d+\.\d+$/.test(host)) return this.#ipv4Ranges(host, bit);
-    return this.#hostname(host, bit);
   }
 
   #regex(value: string, bit: number): StoredHit<T> | undefined {

@@ -135,9 +135,13 @@ export class LocalList {
     return this.#matcher.stats;
   }
 
-  /** The entry `indicator` is listed under, or undefined. */
+  /**
+   * The entry `indicator` is listed under, or undefined. For a URL that parsers read as naming different hosts, a
+   * list whose verdict is `clean` answers only when it covers every one of them; a blocklist answers when it
+   * covers any.
+   */
   match(indicator: Indicator): LocalListMatch | undefined {
-    const hit = this.#matcher.match(indicator);
+    const hit = this.verdict === 'clean' ? this.#matcher.matchEveryReading(indicator) : this.#matcher.match(indicator);
     if (hit === undefined) return undefined;
     return hit.tag === undefined ? { entry: hit.entry } : { entry: hit.entry, line: hit.tag };
   }

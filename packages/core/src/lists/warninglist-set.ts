@@ -77,9 +77,12 @@ export class WarninglistSet {
     return this.#matcher.stats;
   }
 
-  /** The first list `indicator` is on, with the entry and the evidence sentence; undefined when it is on none. */
+  /**
+   * The first list `indicator` is on, with the entry and the evidence sentence; undefined when it is on none. A URL
+   * that parsers read as naming different hosts is on a list only when the lists cover every one of them.
+   */
   match(indicator: Indicator): WarninglistMatch | undefined {
-    const hit = this.#matcher.match(indicator);
+    const hit = this.#matcher.matchEveryReading(indicator);
     return hit === undefined ? undefined : describeWarninglistHit(hit);
   }
 }

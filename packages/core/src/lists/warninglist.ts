@@ -115,13 +115,16 @@ export class Warninglist implements WarninglistDefinition {
     return this.rules.length;
   }
 
-  /** Whether `indicator` is on this list, and which entry says so. */
+  /**
+   * Whether `indicator` is on this list, and which entry says so. A URL that parsers read as naming different hosts
+   * is on the list only when the list covers every one of them.
+   */
   match(indicator: Indicator): WarninglistMatch | undefined {
     if (this.#matcher === undefined) {
       this.#matcher = new IndicatorMatcher();
       this.#matcher.addAll(this.rules);
     }
-    const hit = this.#matcher.match(indicator);
+    const hit = this.#matcher.matchEveryReading(indicator);
     return hit === undefined ? undefined : describeWarninglistHit(hit);
   }
 }
