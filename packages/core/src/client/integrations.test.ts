@@ -165,7 +165,7 @@ describe('integrations built from configuration', () => {
         outgoing: [{ name: 'soc', url: 'https://hooks.example/soc', events: ['high-confidence-threat'] }],
       },
       cloudSiem: { subscriptionId: 's', resourceGroupName: 'g', workspaceName: 'w', credentials: credential },
-    };
+    } satisfies ThreatConfig['integrations'];
     const seen: Record<string, unknown> = {};
     const capturing = (key: keyof typeof INTEGRATION_PACKAGES) => ({
       [INTEGRATION_PACKAGES[key].factory]: ((options) => {

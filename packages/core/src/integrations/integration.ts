@@ -8,6 +8,7 @@ import type { HttpClient } from '../http/http-client.js';
 import type { Logger } from '../logging/logger.js';
 import type { IndicatorRef } from '../records/indicator-record.js';
 import type { ScoutOptions, ScoutResult } from '../scout/scout-engine.js';
+import type { IntegrationFactory } from './integration-factory.js';
 
 /** An integration's own report of whether it can do its work. */
 export interface IntegrationHealth {
@@ -20,6 +21,11 @@ export interface IntegrationHealth {
 /**
  * The contract every integration implements: a SIEM connector, a webhook sender, a queue processor, a storage back
  * end, a third party's plugin. `sendAlert` and `enrichIndicator` are required; lifecycle methods are optional.
+ *
+ * An integration is a value made by a factory. A package hands one to core through the {@link IntegrationFactory} it
+ * exports for its `integrations` key (`createSiemIntegration(options, context)`), which `client.start()` imports and
+ * calls (see `INTEGRATION_PACKAGES`); an application registers a class of its own with `client.registerIntegration`.
+ * Either way the value is checked, not its class: methods may be instance fields.
  */
 export interface Integration {
   /** Version of this contract the integration was written against; absent means `v1`. */
