@@ -43,6 +43,7 @@ export {
   configFromEnvironment,
   ENVIRONMENT_VARIABLES,
   type Environment,
+  OAUTH2_CLIENT_SECRET_VARIABLE,
 } from './config/environment.js';
 export { type FeedReadiness, feedReadiness, redactConfig } from './config/feed-readiness.js';
 export { CONFIG_FILE_NAMES, type LoadConfigOptions, loadConfig } from './config/load-config.js';
@@ -173,6 +174,13 @@ export type {
   VaultHealth,
 } from './monitoring/health-report.js';
 export type { MonitoringAlert, MonitoringAlertStats, MonitoringCondition } from './monitoring/monitoring-alert.js';
+export {
+  createOAuth2TokenSource,
+  type OAuth2TokenSource,
+  type OAuth2TokenSourceOptions,
+} from './oauth2/client-credentials.js';
+export { OAUTH2_CLIENT_SECRET_VAULT_KEY } from './oauth2/client-token-source.js';
+export { OAuth2TokenError, type OAuth2TokenErrorDetails } from './oauth2/oauth2-token-error.js';
 export {
   type BreakerOptions,
   type BreakerState,

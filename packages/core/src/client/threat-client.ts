@@ -36,6 +36,8 @@ import { createMonitoringAlerter } from '../monitoring/create-monitoring-alerter
 import type { HealthReport } from '../monitoring/health-report.js';
 import type { MonitoringAlertStats } from '../monitoring/monitoring-alert.js';
 import type { MonitoringAlerter } from '../monitoring/monitoring-alerter.js';
+import type { OAuth2TokenSource } from '../oauth2/client-credentials.js';
+import { clientTokenSource } from '../oauth2/client-token-source.js';
 import { type Clock, systemClock } from '../scheduler/clock.js';
 import { FeedScheduler } from '../scheduler/feed-scheduler.js';
 import { quotaFor } from '../scheduler/quota-for.js';
@@ -147,6 +149,7 @@ export class ThreatClient {
   readonly #clock: Clock;
   readonly #vault: Vault | undefined;
   readonly #alerter: MonitoringAlerter | undefined;
+  readonly #oauth2: OAuth2TokenSource | undefined;
   #prepared: Promise<{ prefilter: Prefilter; lists: LocalSource[] }> | undefined;
   #http: HttpClient | undefined;
   #state: ClientState = 'idle';
@@ -212,6 +215,15 @@ export class ThreatClient {
       feedName: (feed) => this.#feeds.get(feed)?.name,
     });
     const client = this;
+    // Made now so that an insecure token endpoint is refused here; no request is sent before getToken().
+    this.#oauth2 = clientTokenSource({
+      config: this.config,
+      vault,
+      get http() {
+        return client.http;
+      },
+      clock: this.#clock,
+    });
     this.#pipeline = new FeedPipeline({
       config: this.config,
       get http() {
@@ -471,6 +483,21 @@ export class ThreatClient {
       ...(onProgress ? { onProgress } : {}),
       ...(signal ? { signal } : {}),
     });
+  }
+
+  /**
+   * OAuth 2.0 access tokens for the client's own calls to endpoints that need them (an integration's), when
+   * `security.authentication.type` is `oauth2`: obtained by the client credentials grant from `tokenEndpoint` for
+   * `clientId` and `scopes`, cached until shortly before they expire. The secret is the vault's
+   * `oauth2_client_secret`, else `clientSecret` (or `THREATLIB_OAUTH2_CLIENT_SECRET`). Undefined otherwise.
+   *
+   * @example
+   * ```ts
+   * const token = await client.oauth2?.getToken();
+   * ```
+   */
+  get oauth2(): OAuth2TokenSource | undefined {
+    return this.#oauth2;
   }
 
   /** The client's pooled HTTP client, opened on first use and closed by `stop()`. */
@@ -776,6 +803,7 @@ export class ThreatClient {
       get http() {
         return client.http;
       },
+      ...(this.#oauth2 ? { oauth2: this.#oauth2 } : {}),
       checkEndpoint: (url, what) => checkEndpoint(url, what, this.config.security),
     };
   }

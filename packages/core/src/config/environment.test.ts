@@ -107,6 +107,33 @@ describe('environment variables', () => {
   });
 });
 
+describe('THREATLIB_OAUTH2_CLIENT_SECRET', () => {
+  const oauth2 = { type: 'oauth2', tokenEndpoint: 'https://idp.example/token', clientId: 'threatlib' } as const;
+  const env = { THREATLIB_OAUTH2_CLIENT_SECRET: 'from-the-environment' };
+
+  it('fills the oauth2 clientSecret the configuration leaves out, and yields to one it gives', () => {
+    const client = (authentication: object) =>
+      new ThreatClient({ sources: ['feed_urls'], security: { authentication } } as never, {
+        env,
+        logger: silentLogger,
+      });
+    expect(client(oauth2).config.security.authentication).toMatchObject({ clientSecret: 'from-the-environment' });
+    expect(client({ ...oauth2, clientSecret: 'given' }).config.security.authentication).toMatchObject({
+      clientSecret: 'given',
+    });
+  });
+
+  it('configures nothing on its own, nor under another authentication type', () => {
+    expect(configFromEnvironment(env, { sources: ['feed_urls'] })).toEqual({});
+    expect(
+      configFromEnvironment(env, {
+        sources: ['feed_urls'],
+        security: { authentication: { type: 'jwt', secret: 'x' } },
+      }),
+    ).toEqual({});
+  });
+});
+
 describe('precedence: defaults < file profile < environment < constructor', () => {
   it('uses the file profile over the defaults', async () => {
     const config = await loadConfig({ cwd: configDir(profiles), profile: 'development', env: {} });

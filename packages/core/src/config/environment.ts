@@ -11,6 +11,12 @@ export function apiKeyVariable(feed: string): string {
   return `THREATLIB_${feed.toUpperCase()}_API_KEY`;
 }
 
+/**
+ * The variable that carries the OAuth 2.0 client secret of `security.authentication` (type `oauth2`): it fills
+ * `clientSecret` when the configuration object gives none. A vault entry `oauth2_client_secret` comes first.
+ */
+export const OAUTH2_CLIENT_SECRET_VARIABLE = 'THREATLIB_OAUTH2_CLIENT_SECRET';
+
 /** Every variable threatlib reads, for documentation and `threatlib-config show`. */
 export const ENVIRONMENT_VARIABLES: readonly string[] = [
   'THREATLIB_PROFILE',
@@ -19,6 +25,7 @@ export const ENVIRONMENT_VARIABLES: readonly string[] = [
   'THREATLIB_AUTO_LOCK',
   'THREATLIB_LOCK_TIMEOUT',
   ...BUILTIN_FEED_IDS.map(apiKeyVariable),
+  OAUTH2_CLIENT_SECRET_VARIABLE,
 ];
 
 /** The process environment where there is one (Node.js), an empty one elsewhere (browsers). */
@@ -31,6 +38,7 @@ export function processEnvironment(): Environment {
  * Reads threatlib's environment variables into a configuration layer. Empty variables count as unset.
  *
  * `THREATLIB_AUTO_LOCK` is true only for the exact text `true` (anything else turns auto-lock off);
+ * `THREATLIB_OAUTH2_CLIENT_SECRET` fills `security.authentication.clientSecret` when `base` configures oauth2;
  * `THREATLIB_MAX_CONCURRENCY` and `THREATLIB_LOCK_TIMEOUT` must be whole numbers.
  *
  * @param base the layer below the environment; an API key variable keeps the `endpoint`, `timeout` and other
@@ -77,6 +85,16 @@ export function configFromEnvironment(env: Environment, base: ThreatConfig | obj
         message: `expected a whole number of milliseconds above 0, got "${lockTimeout}"`,
       });
     } else security.lockTimeout = n;
+  }
+  const clientSecret = read(OAUTH2_CLIENT_SECRET_VARIABLE);
+  const authentication = (
+    isPlainObject((base as { security?: unknown }).security)
+      ? (base as { security: Record<string, unknown> }).security
+      : {}
+  ).authentication;
+  // Only under an oauth2 authentication the layer below set up: the variable alone does not configure one.
+  if (clientSecret !== undefined && isPlainObject(authentication) && authentication.type === 'oauth2') {
+    security.authentication = { clientSecret };
   }
   if (Object.keys(security).length > 0) layer.security = security;
 

@@ -6,6 +6,7 @@ import type { EventBus } from '../events/event-bus.js';
 import type { ThreatEvents } from '../events/threat-events.js';
 import type { HttpClient } from '../http/http-client.js';
 import type { Logger } from '../logging/logger.js';
+import type { OAuth2TokenSource } from '../oauth2/client-credentials.js';
 import type { IndicatorRef } from '../records/indicator-record.js';
 import type { ScoutOptions, ScoutResult } from '../scout/scout-engine.js';
 import type { IntegrationFactory } from './integration-factory.js';
@@ -75,6 +76,11 @@ export interface IntegrationContext {
   events: EventBus<ThreatEvents>;
   /** The client's pooled HTTP client; closed by `client.stop()`, so use it rather than a global agent. */
   http: HttpClient;
+  /**
+   * OAuth 2.0 access tokens for calling an endpoint that needs them, when the client's `security.authentication`
+   * is `oauth2` (see `ThreatClient.oauth2`): send `authorization: Bearer <token>` with the token of `getToken()`.
+   */
+  oauth2?: OAuth2TokenSource;
   /**
    * Refuses a URL the security options forbid (plain HTTP while `security.enforceHttps` is on). Call it on every
    * endpoint from options before using it.

@@ -193,16 +193,18 @@ export class Authenticator {
         'the access token cannot be checked: configure jwksUrl, introspectionEndpoint or issuer',
       );
     }
-    const needed = requiredScope(method);
-    if (!scopes.includes(needed)) {
+    // The configured scopes are required on every request, and the method's own scope (read or write) besides.
+    const needed = [...new Set([...config.scopes, requiredScope(method)])];
+    const missing = needed.filter((scope) => !scopes.includes(scope));
+    if (missing.length > 0) {
       throw new ProblemError(
         {
           type: PROBLEM_TYPES.forbidden,
           title: 'Insufficient scope',
           status: 403,
-          detail: `this request needs the scope ${needed}`,
+          detail: `this request needs the scope${missing.length > 1 ? 's' : ''} ${missing.join(' ')}`,
         },
-        { 'www-authenticate': `Bearer realm="threatlib", error="insufficient_scope", scope="${needed}"` },
+        { 'www-authenticate': `Bearer realm="threatlib", error="insufficient_scope", scope="${needed.join(' ')}"` },
       );
     }
     return { method: 'oauth2', subject, scopes };

@@ -122,6 +122,26 @@ describe('oauth2 with a real OpenID provider', () => {
     }
   });
 
+  it("the configured scopes are required on every request, besides the method's own", async () => {
+    const { server, call } = await serve(oauth({ issuer, scopes: ['threat-intel:write'] }));
+    try {
+      const reader = await token('reader', 'threat-intel:read');
+      const writer = await token('writer', 'threat-intel:read threat-intel:write');
+      // A GET needs only threat-intel:read by its method; the configuration adds threat-intel:write.
+      const refused = await call('/api/v1/feeds/status', reader);
+      expect(refused.status).toBe(403);
+      expect(((await refused.json()) as { detail: string }).detail).toBe(
+        'this request needs the scope threat-intel:write',
+      );
+      expect(refused.headers.get('www-authenticate')).toMatch(
+        /insufficient_scope", scope="threat-intel:write threat-intel:read"/,
+      );
+      expect((await call('/api/v1/feeds/status', writer)).status).toBe(200);
+    } finally {
+      await server.stop();
+    }
+  });
+
   it('a token from another issuer is refused', async () => {
     const reader = await token('reader', 'threat-intel:read');
     const { server, call } = await serve(oauth({ issuer: 'https://elsewhere.example', jwksUrl: `${issuer}/jwks` }));
