@@ -254,16 +254,17 @@ describe('parseConfig', () => {
         filesystem: { directory: '/tmp/tl', cleanupInterval: 60_000 },
       },
       events: { threatFound: () => {} },
-      browser: { corsProxy: 'https://proxy.example', fallbackMode: 'offline' },
-      storage: { type: 'indexeddb', dbName: 'tl', version: 2 },
-      pwa: { enabled: true, cacheStrategy: 'cache-first' },
+      // Their defaults, the only values accepted until the browser build and the SIEM package land.
+      browser: { fallbackMode: 'error', secureContext: true },
+      storage: { type: 'memory', dbName: 'threatlib', version: 1 },
+      pwa: { enabled: false, cacheStrategy: 'network-first' },
       logging: {
         level: 'debug',
         format: 'structured',
         transports: { file: { filename: '/tmp/tl.log', compress: true }, syslog: { protocol: 'tcp' } },
       },
       enterprise: {
-        siemIntegration: { enabled: true, endpoint: 'https://siem.example', format: 'cef' },
+        siemIntegration: { enabled: false, format: 'json' },
         streamProcessing: { enabled: true, batchSize: 50 },
       },
       integrations: {
@@ -279,6 +280,29 @@ describe('parseConfig', () => {
       { type: 'syslog', protocol: 'tcp', port: 514 },
     ]);
     expect(config.integrations.myPlugin).toEqual({ endpoint: 'https://x.example' });
+  });
+
+  it.each([
+    [{ browser: { corsProxy: 'https://proxy.example' } }, 'browser.corsProxy', 'the browser build'],
+    [{ browser: { fallbackMode: 'offline' } }, 'browser.fallbackMode', 'the browser build'],
+    [{ browser: { secureContext: false } }, 'browser.secureContext', 'the browser build'],
+    [{ storage: { type: 'indexeddb' } }, 'storage.type', 'integrations.storage'],
+    [{ storage: { encryptionKey: 'k' } }, 'storage.encryptionKey', 'browser storage'],
+    [{ pwa: { enabled: true } }, 'pwa.enabled', 'the browser build'],
+    [{ pwa: { syncOnReconnect: false } }, 'pwa.syncOnReconnect', 'the browser build'],
+    [{ enterprise: { siemIntegration: { enabled: true } } }, 'enterprise.siemIntegration.enabled', '@threatlib/siem'],
+    [{ enterprise: { siemIntegration: { format: 'cef' } } }, 'enterprise.siemIntegration.format', '@threatlib/siem'],
+  ])('refuses %j as not supported yet, at %s', (extra, path, reason) => {
+    const error = errorOf({ sources: ['feed_urls'], ...extra });
+    expect(error.message).toMatch(
+      new RegExp(`^Configuration invalid: ${path.replace(/\./g, '\\.')}: not supported yet \\(`),
+    );
+    expect(error.message).toContain(reason);
+  });
+
+  it('names every option not supported yet at once', () => {
+    const error = errorOf({ sources: ['feed_urls'], browser: { fallbackMode: 'demo' }, pwa: { offlineData: true } });
+    expect(error.issues.map((i) => i.path)).toEqual(['browser.fallbackMode', 'pwa.offlineData']);
   });
 
   it('refuses something that is not an object', () => {

@@ -7,8 +7,9 @@ import { SYSLOG_FACILITIES, type SyslogFacilityName } from '../logging/rfc5424.j
 /*
  * The one schema for every option of `new ThreatClient(config)`. Defaults live here and nowhere else, so the
  * README's option tables, `threatlib-config show` and the client all agree. Objects are strict: a misspelt option
- * is an error, not a silently ignored key. Options whose behaviour arrives with a later package or release are
- * validated and stored now, so a configuration written today keeps working.
+ * is an error, not a silently ignored key. Options whose behaviour arrives with a later release (browser, storage,
+ * pwa, enterprise.siemIntegration) are validated as documented and accept their defaults; any other value is refused
+ * as "not supported yet" rather than stored and ignored.
  */
 
 const positiveInt = z.int().positive();
@@ -210,25 +211,53 @@ const eventsSchema = z.strictObject({
   audit: handler('audit').optional(),
 });
 
-const browserSchema = z.strictObject({
-  corsProxy: z.url().optional(),
-  fallbackMode: z.enum(['demo', 'offline', 'error']).default('error'),
-  secureContext: z.boolean().default(true),
-});
+/**
+ * A section whose behaviour has not landed yet: it is validated as documented, its defaults are accepted, and any
+ * other value is refused (`browser.corsProxy: not supported yet (...)`) rather than stored and silently ignored.
+ */
+function notSupportedYet<Shape extends z.ZodRawShape>(section: z.ZodObject<Shape>, reason: string) {
+  const defaults = section.parse({}) as Record<string, unknown>;
+  return section.superRefine((value, ctx) => {
+    for (const [key, option] of Object.entries(value as Record<string, unknown>)) {
+      if (JSON.stringify(option) !== JSON.stringify(defaults[key])) {
+        ctx.addIssue({ code: 'custom', path: [key], message: `not supported yet (${reason})` });
+      }
+    }
+  });
+}
 
-const storageSchema = z.strictObject({
-  type: z.enum(['indexeddb', 'localstorage', 'memory']).default('memory'),
-  dbName: z.string().min(1).default('threatlib'),
-  version: positiveInt.default(1),
-  encryptionKey: z.string().min(1).optional(),
-});
+/** Why the browser options are refused (the browser build is a later release). */
+const BROWSER_BUILD_PENDING = 'the browser build is not released yet; under Node.js leave it at its defaults';
 
-const pwaSchema = z.strictObject({
-  enabled: z.boolean().default(false),
-  cacheStrategy: z.enum(['cache-first', 'network-first']).default('network-first'),
-  offlineData: z.boolean().default(false),
-  syncOnReconnect: z.boolean().default(true),
-});
+const browserSchema = notSupportedYet(
+  z.strictObject({
+    corsProxy: z.url().optional(),
+    fallbackMode: z.enum(['demo', 'offline', 'error']).default('error'),
+    secureContext: z.boolean().default(true),
+  }),
+  BROWSER_BUILD_PENDING,
+);
+
+/** Browser storage (the documented `storage` option); a document store or search index is `integrations.storage`. */
+const storageSchema = notSupportedYet(
+  z.strictObject({
+    type: z.enum(['indexeddb', 'localstorage', 'memory']).default('memory'),
+    dbName: z.string().min(1).default('threatlib'),
+    version: positiveInt.default(1),
+    encryptionKey: z.string().min(1).optional(),
+  }),
+  `browser storage: ${BROWSER_BUILD_PENDING}; a document store or search index is integrations.storage`,
+);
+
+const pwaSchema = notSupportedYet(
+  z.strictObject({
+    enabled: z.boolean().default(false),
+    cacheStrategy: z.enum(['cache-first', 'network-first']).default('network-first'),
+    offlineData: z.boolean().default(false),
+    syncOnReconnect: z.boolean().default(true),
+  }),
+  BROWSER_BUILD_PENDING,
+);
 
 const logLevel = z.enum(['debug', 'info', 'warn', 'error'], { error: 'expected one of debug, info, warn, error' });
 const lineFilterFunction = z
@@ -371,13 +400,14 @@ const loggingSchema = z.strictObject({
 });
 
 const enterpriseSchema = z.strictObject({
-  siemIntegration: z
-    .strictObject({
+  siemIntegration: notSupportedYet(
+    z.strictObject({
       enabled: z.boolean().default(false),
       endpoint: z.url().optional(),
       format: z.enum(['json', 'cef', 'leef']).default('json'),
-    })
-    .prefault({}),
+    }),
+    'it arrives with the SIEM package, @threatlib/siem; until then send alerts to a SIEM through integrations.siem',
+  ).prefault({}),
   streamProcessing: z
     .strictObject({
       enabled: z.boolean().default(false),

@@ -164,7 +164,12 @@ describe('createLogger', () => {
             stderr: false,
             transports: [
               { type: 'file', filename: all },
-              { type: 'file', filename: errors, level: 'error', filter: (line) => line.keep === true },
+              {
+                type: 'file',
+                filename: errors,
+                level: 'error',
+                filter: (line: Record<string, unknown>) => line.keep === true,
+              },
             ],
           },
         }).logging,
