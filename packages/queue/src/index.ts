@@ -6,11 +6,15 @@ export {
   registerMessageQueue,
 } from './integration/queue-integration.js';
 export { type BatchingOptions, ProduceBatcher } from './kafka/produce-batcher.js';
-export { type ThreatRecord, type ThreatRecordInput, validateThreatRecord } from './kafka/threat-record.js';
 export type { PublishOptions, QueueStats, Subscription } from './message/backend.js';
 export { HEADERS } from './message/headers.js';
 export type { MessageHandler, QueueMessage } from './message/queue-message.js';
-export { type BrokerType, MessageQueueProcessor, type ProcessorRuntime } from './message-queue-processor.js';
+export {
+  type BrokerType,
+  MessageQueueProcessor,
+  type ProcessorRuntime,
+  type StreamRecord,
+} from './message-queue-processor.js';
 export {
   type KafkaOptions,
   type MessageQueueOptions,
@@ -23,7 +27,6 @@ export {
 export {
   createIndicatorPipeline,
   type PipelineClient,
-  type ProcessedMessage,
   type ThreatAlertMessage,
 } from './pipeline/indicator-pipeline.js';
-export { type IndicatorRequest, readIndicatorRequest } from './pipeline/indicator-request.js';
+export { readIndicatorRequest } from './pipeline/indicator-request.js';

@@ -1,6 +1,14 @@
-import { type Clock, type IntegrationHealth, type Logger, silentLogger, systemClock } from '@threatlib/core';
+import {
+  type Clock,
+  type IntegrationHealth,
+  type Logger,
+  parseRecord,
+  type StreamEventInput,
+  StreamEventSchema,
+  silentLogger,
+  systemClock,
+} from '@threatlib/core';
 import { KafkaBackend } from './kafka/kafka-backend.js';
-import { type ThreatRecordInput, validateThreatRecord } from './kafka/threat-record.js';
 import type { PublishOptions, QueueBackend, QueueStats, Subscription } from './message/backend.js';
 import type { MessageHandler } from './message/queue-message.js';
 import {
@@ -12,6 +20,15 @@ import {
   type ResolvedRabbitMqOptions,
 } from './options/processor-options.js';
 import { RabbitMqBackend } from './rabbitmq/rabbitmq-backend.js';
+
+/**
+ * A record for `produce`: the value is a stream event; the key decides the partition (the indicator, so one
+ * indicator's records stay in order).
+ */
+export interface StreamRecord {
+  key?: string;
+  value: StreamEventInput;
+}
 
 /** The brokers a processor can use. */
 export type BrokerType = 'rabbitmq' | 'kafka';
@@ -101,14 +118,23 @@ export class MessageQueueProcessor<T extends BrokerType = BrokerType> {
   }
 
   /**
-   * Kafka: produces a threat record `{indicator, threatLevel, sources, timestamp}` (timestamp in epoch ms), batched
-   * by `streamProcessing`; resolves when the batch it went in was acknowledged.
+   * Kafka: produces a stream event `{indicator, threatLevel, sources, timestamp}` (core's `StreamEventSchema`:
+   * `threatLevel` `low`, `medium`, `high` or `critical`, timestamp in epoch ms), batched by `streamProcessing`;
+   * resolves when the batch it went in was acknowledged.
    *
-   * @throws {ValidationError} when `value` is not a threat record.
+   * @example
+   * ```ts
+   * await kafka.produce('threatlib.threats', {
+   *   key: '198.51.100.4',
+   *   value: { indicator: '198.51.100.4', threatLevel: 'high', sources: ['feed_abuse'], timestamp: Date.now() },
+   * });
+   * ```
+   *
+   * @throws {ValidationError} `Invalid stream event: threatLevel: ...` when `value` is not a stream event.
    * @throws {QueueError} when Kafka did not acknowledge it.
    */
-  async produce(this: MessageQueueProcessor<'kafka'>, topic: string, record: ThreatRecordInput): Promise<void> {
-    const value = validateThreatRecord(record.value);
+  async produce(this: MessageQueueProcessor<'kafka'>, topic: string, record: StreamRecord): Promise<void> {
+    const value = parseRecord(StreamEventSchema, record?.value, 'stream event');
     return this.#backend.publish(topic, Buffer.from(JSON.stringify(value)), {
       ...(record.key !== undefined ? { key: record.key } : {}),
     });

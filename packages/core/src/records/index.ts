@@ -9,7 +9,7 @@ export {
   IndicatorRefSchema,
   IndicatorSchema,
 } from './indicator-record.js';
-export { parseRecord } from './parse-record.js';
+export { parseRecord, recordIssues } from './parse-record.js';
 export {
   type IndicatorMessage,
   IndicatorMessageSchema,

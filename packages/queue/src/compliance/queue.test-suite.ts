@@ -55,6 +55,9 @@ export function queueComplianceSuite(harness: QueueSuiteHarness): void {
     await processor.publish(queue, { indicator: '198.51.100.7', type: 'ipv4' });
     const [message] = await seen.until((items) => items.length === 1, 'one message');
     expect(message?.json()).toEqual({ indicator: '198.51.100.7', type: 'ipv4' });
+    // As the interface documents it: `content` is the JSON string; the bytes are kept as `raw`.
+    expect(JSON.parse(message?.content ?? '')).toEqual({ indicator: '198.51.100.7', type: 'ipv4' });
+    expect(message?.raw).toEqual(Buffer.from('{"indicator":"198.51.100.7","type":"ipv4"}'));
     expect(message?.attempt).toBe(1);
     expect(message?.source).toBe(queue);
   });
@@ -145,7 +148,7 @@ export function queueComplianceSuite(harness: QueueSuiteHarness): void {
     await processor.consume(`${queue}.dlq`, (message) => dead.push(message));
     await processor.publish(queue, 'this is not JSON');
     const [message] = await dead.until((items) => items.length === 1, 'the dead-lettered message');
-    expect(message?.text()).toBe('this is not JSON');
+    expect(message?.content).toBe('this is not JSON');
     expect(message?.headers[HEADERS.reason]).toBe('unprocessable');
     expect(message?.headers[HEADERS.error]).toMatch(/^message is not JSON/);
     expect(message?.headers[HEADERS.errorName]).toBe(new UnprocessableMessageError('x').name);

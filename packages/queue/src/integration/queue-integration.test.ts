@@ -1,12 +1,26 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { IntegrationError, silentLogger, ThreatClient, type ThreatConfig } from '@threatlib/core';
+import {
+  IntegrationError,
+  ProcessedMessageSchema,
+  silentLogger,
+  THREAT_LEVELS,
+  ThreatClient,
+  type ThreatConfig,
+  threatLevelForRiskScore,
+} from '@threatlib/core';
 import { afterAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { HEADERS } from '../message/headers.js';
 import { MessageQueueProcessor } from '../message-queue-processor.js';
-import { Collector, describeWithBroker, E2E_RABBITMQ_URL, uniqueName } from '../test-support/brokers.js';
-import { deleteRabbitQueues } from '../test-support/cleanup.js';
+import {
+  Collector,
+  describeWithBroker,
+  E2E_KAFKA_BROKERS,
+  E2E_RABBITMQ_URL,
+  uniqueName,
+} from '../test-support/brokers.js';
+import { deleteKafkaTopics, deleteRabbitQueues } from '../test-support/cleanup.js';
 import { type MessageQueueIntegration, registerMessageQueue } from './queue-integration.js';
 
 const listFile = join(mkdtempSync(join(tmpdir(), 'threatlib-queue-')), 'blocklist.txt');
@@ -88,7 +102,7 @@ describeWithBroker('rabbitmq', 'the queue pipeline started by client.start()', (
     try {
       await observer.consume(queues.processed, (m) => processed.push(m.json()));
       await observer.consume(queues.alerts, (m) => alerts.push(m.json()));
-      await observer.consume(`${queues.incoming}.dlq`, (m) => dead.push({ body: m.text(), headers: m.headers }));
+      await observer.consume(`${queues.incoming}.dlq`, (m) => dead.push({ body: m.content, headers: m.headers }));
       await client.start();
       expect((await client.integrationHealth())[0]).toMatchObject({ name: 'messageQueue', healthy: true });
 
@@ -101,8 +115,9 @@ describeWithBroker('rabbitmq', 'the queue pipeline started by client.start()', (
         'evil.threatlib-test.net',
         'fine.threatlib-test.net',
       ]);
-      expect(processed.items[0]?.results.map((r) => r.feed)).toEqual(['list:blocklist']);
-      expect(Number.isNaN(Date.parse(processed.items[0]?.processedAt ?? ''))).toBe(false);
+      const evil = processed.items.find((p) => p.indicator === 'evil.threatlib-test.net');
+      expect(evil?.results.map((r) => r.feed)).toEqual(['list:blocklist']);
+      for (const item of processed.items) expect(() => ProcessedMessageSchema.parse(item)).not.toThrow();
 
       const [alert] = await alerts.until((items) => items.length === 1, 'one alert');
       expect(alert).toMatchObject({
@@ -115,7 +130,11 @@ describeWithBroker('rabbitmq', 'the queue pipeline started by client.start()', (
       expect(bad?.body).toBe('{"indicator": ');
       expect(bad?.headers[HEADERS.error]).toMatch(/^message is not JSON/);
 
-      const stored = await client.alerts.add({ title: 'beacon', severity: 7 });
+      const stored = await client.alerts.add({
+        title: 'beacon',
+        severity: 'high',
+        indicators: [{ type: 'ip', value: '198.51.100.7' }],
+      });
       await expect(integration.sendAlert(stored)).resolves.toEqual({ queue: queues.alerts });
       await alerts.until((items) => items.length === 2, 'the alert sent through sendAlert');
       expect(alerts.items[1]).toMatchObject({ id: stored.id, title: 'beacon' });
@@ -124,5 +143,85 @@ describeWithBroker('rabbitmq', 'the queue pipeline started by client.start()', (
       await observer.stop();
     }
     expect(integration.health()).toMatchObject({ healthy: false, detail: 'stopped' });
+  });
+});
+
+describeWithBroker('rabbitmq', 'the queue pipeline with the documented message {indicator, type}', () => {
+  const name = uniqueName('pipeline-ip');
+  const queues = { incoming: `${name}.in`, processed: `${name}.out`, alerts: `${name}.alerts` };
+  afterAll(() => deleteRabbitQueues(Object.values(queues)));
+
+  it("scans {indicator: '8.8.8.8', type: 'ip'} as ipv4, and dead-letters a domain given as ip with the reason", async () => {
+    const client = new ThreatClient(
+      {
+        ...offline,
+        integrations: { messageQueue: { type: 'rabbitmq', connection: E2E_RABBITMQ_URL, queues, retryDelay: 10 } },
+      },
+      { env: false, logger: silentLogger },
+    );
+    registerMessageQueue(client);
+    const observer = new MessageQueueProcessor({ type: 'rabbitmq', connection: E2E_RABBITMQ_URL });
+    const processed = new Collector<{ indicator: string; results: Array<{ type: string }> }>();
+    const dead = new Collector<{ body: string; error: string | undefined }>();
+    try {
+      // The consumer as the interface writes it: the content is the JSON string.
+      await observer.consume(queues.processed, (message) => processed.push(JSON.parse(message.content)));
+      await observer.consume(`${queues.incoming}.dlq`, (message) =>
+        dead.push({ body: message.content, error: message.headers[HEADERS.error] }),
+      );
+      await client.start();
+      await observer.publish(queues.incoming, { indicator: '8.8.8.8', type: 'ip' });
+      await observer.publish(queues.incoming, { indicator: 'evil.threatlib-test.net', type: 'ip' });
+
+      const [result] = await processed.until((items) => items.length === 1, 'the result for 8.8.8.8');
+      expect(result?.indicator).toBe('8.8.8.8');
+      expect(result?.results.map((r) => r.type)).toEqual(['ipv4']);
+      const [bad] = await dead.until((items) => items.length === 1, 'the domain given as ip');
+      expect(JSON.parse(bad?.body ?? '')).toEqual({ indicator: 'evil.threatlib-test.net', type: 'ip' });
+      expect(bad?.error).toContain('not a valid ip: expected an IPv4 or IPv6 address; this is a domain name');
+    } finally {
+      await client.stop();
+      await observer.stop();
+    }
+  });
+});
+
+describeWithBroker('kafka', 'the queue pipeline on Kafka', () => {
+  const name = uniqueName('pipeline-kafka');
+  const topics = {
+    incoming: `${name}.in`,
+    processed: `${name}.out`,
+    threats: `${name}.threats`,
+    alerts: `${name}.alerts`,
+  };
+  afterAll(() => deleteKafkaTopics([...Object.values(topics), `${topics.incoming}.dlq`]));
+
+  it('produces a threat as the documented stream event, threatLevel a name', async () => {
+    const client = new ThreatClient(
+      { ...offline, integrations: { messageQueue: { type: 'kafka', brokers: E2E_KAFKA_BROKERS, topics } } },
+      { env: false, logger: silentLogger },
+    );
+    registerMessageQueue(client);
+    const observer = new MessageQueueProcessor({ type: 'kafka', brokers: E2E_KAFKA_BROKERS }, { logger: silentLogger });
+    const threats = new Collector<{ key: string | undefined; value: Record<string, unknown> }>();
+    try {
+      await observer.consume(topics.threats, (message) =>
+        threats.push({ key: message.key, value: JSON.parse(message.content) }),
+      );
+      await client.start();
+      const before = Date.now();
+      await observer.publish(topics.incoming, { indicator: 'evil.threatlib-test.net', type: 'domain' });
+      const [threat] = await threats.until((items) => items.length === 1, 'the threat');
+      const correlation = await client.correlate('evil.threatlib-test.net');
+      expect(threat?.key).toBe('evil.threatlib-test.net');
+      expect(Object.keys(threat?.value ?? {}).sort()).toEqual(['indicator', 'sources', 'threatLevel', 'timestamp']);
+      expect(threat?.value).toMatchObject({ indicator: 'evil.threatlib-test.net', sources: ['list:blocklist'] });
+      expect(THREAT_LEVELS).toContain(threat?.value.threatLevel);
+      expect(threat?.value.threatLevel).toBe(threatLevelForRiskScore(correlation.riskScore));
+      expect(threat?.value.timestamp).toBeGreaterThanOrEqual(before);
+    } finally {
+      await client.stop();
+      await observer.stop();
+    }
   });
 });

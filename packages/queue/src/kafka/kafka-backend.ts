@@ -318,7 +318,7 @@ export class KafkaBackend implements QueueBackend {
     for (let attempt = 1; ; attempt += 1) {
       const message: QueueMessage = createQueueMessage({
         source: topic,
-        content,
+        raw: content,
         headers: { ...headers, [HEADERS.attempt]: String(attempt) },
         attempt,
         id: `${topic}:${partition}:${record.offset}`,

@@ -52,11 +52,12 @@ describeWithBroker('kafka', 'the Kafka pipeline loses nothing', () => {
         progress.push(1);
       });
       await observer.consume(`${topics.incoming}.dlq`, (message) => {
-        dead.set(message.text(), message.headers);
+        dead.set(message.content, message.headers);
         progress.push(1);
       });
       await observer.consume(topics.threats, (message) => {
-        const value = message.json<{ indicator: string; threatLevel: number; sources: string[]; timestamp: number }>();
+        const value = message.json<{ indicator: string; threatLevel: string; sources: string[]; timestamp: number }>();
+        expect(value.threatLevel).toMatch(/^(low|medium|high|critical)$/);
         expect(value.sources).toEqual(['list:loss-blocklist']);
         expect(Number.isInteger(value.timestamp)).toBe(true);
         threats.add(value.indicator);

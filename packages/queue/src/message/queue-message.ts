@@ -4,8 +4,13 @@ import { UnprocessableMessageError } from '../errors/unprocessable-message-error
 export interface QueueMessage {
   /** The queue or topic it came from. */
   readonly source: string;
-  /** The body as the broker delivered it. */
-  readonly content: Buffer;
+  /**
+   * The body as text (UTF-8): for the pipeline's messages a JSON string, so `JSON.parse(message.content)` reads it
+   * as the interface documents. Decoded on first use.
+   */
+  readonly content: string;
+  /** The body's bytes exactly as the broker delivered them. */
+  readonly raw: Buffer;
   /** Headers as text (the processor's `x-threatlib-*` included). */
   readonly headers: Readonly<Record<string, string>>;
   /** Which attempt this is: 1 the first time, 2 on the first retry... */
@@ -14,8 +19,6 @@ export interface QueueMessage {
   readonly id: string | undefined;
   /** Kafka: the record's key, if any. */
   readonly key: string | undefined;
-  /** The body as UTF-8 text. */
-  text(): string;
   /**
    * The body parsed as JSON.
    *
@@ -24,15 +27,32 @@ export interface QueueMessage {
   json<T = unknown>(): T;
 }
 
-/** Makes the {@link QueueMessage} a handler receives. */
-export function createQueueMessage(fields: Omit<QueueMessage, 'text' | 'json'>): QueueMessage {
+/** What a back end knows of a delivery: the message without its decoded forms. */
+export type DeliveredMessage = Omit<QueueMessage, 'content' | 'json'>;
+
+/**
+ * Makes the {@link QueueMessage} a handler receives.
+ *
+ * @example
+ * ```ts
+ * const message = createQueueMessage({ source: 'q', raw: Buffer.from('{"indicator":"8.8.8.8"}'), headers: {},
+ *   attempt: 1, id: undefined, key: undefined });
+ * JSON.parse(message.content).indicator; // '8.8.8.8'
+ * ```
+ */
+export function createQueueMessage(fields: DeliveredMessage): QueueMessage {
+  let decoded: string | undefined;
+  const content = (): string => {
+    decoded ??= fields.raw.toString('utf8');
+    return decoded;
+  };
   return {
     ...fields,
-    text() {
-      return fields.content.toString('utf8');
+    get content() {
+      return content();
     },
     json<T>(): T {
-      const text = fields.content.toString('utf8');
+      const text = content();
       try {
         return JSON.parse(text) as T;
       } catch (error) {

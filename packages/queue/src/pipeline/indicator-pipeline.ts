@@ -1,4 +1,11 @@
-import { type CorrelationResult, InvalidIndicatorError, type ScoutOptions } from '@threatlib/core';
+import {
+  type CorrelationResult,
+  flaggedBy,
+  InvalidIndicatorError,
+  type ProcessedMessage,
+  type ScoutOptions,
+  streamEventFor,
+} from '@threatlib/core';
 import { UnprocessableMessageError } from '../errors/unprocessable-message-error.js';
 import { HEADERS } from '../message/headers.js';
 import type { MessageHandler } from '../message/queue-message.js';
@@ -8,14 +15,6 @@ import { readIndicatorRequest } from './indicator-request.js';
 /** The part of `ThreatClient` the pipeline uses. */
 export interface PipelineClient {
   correlate(indicator: string, options?: ScoutOptions): Promise<CorrelationResult>;
-}
-
-/** What the pipeline writes to the processed queue or topic for every indicator. */
-export interface ProcessedMessage {
-  indicator: string;
-  results: CorrelationResult['results'];
-  /** ISO 8601. */
-  processedAt: string;
 }
 
 /** What the pipeline writes to the RabbitMQ alerts queue for a threat. */
@@ -33,10 +32,10 @@ export interface ThreatAlertMessage {
 }
 
 /**
- * The handler of the default pipeline: reads `{indicator, type}`, scans it (`client.correlate`: every source's
+ * The handler of the default pipeline: reads `{indicator, type}` (`type` any name core accepts, `ip` included), scans it (`client.correlate`: every source's
  * result and the verdict in one pass), writes `{indicator, results, processedAt}` to the processed queue or topic,
- * and, when the correlation says threat, an alert to the RabbitMQ alerts queue or a threat record to the Kafka
- * threats topic. A malformed message throws {@link UnprocessableMessageError}, so it is dead-lettered with the reason;
+ * and, when the correlation says threat, an alert to the RabbitMQ alerts queue or a stream event
+ * `{indicator, threatLevel, sources, timestamp}` to the Kafka threats topic. A malformed message throws {@link UnprocessableMessageError}, so it is dead-lettered with the reason;
  * any other failure (a broker not confirming) is retried.
  */
 export function createIndicatorPipeline(
@@ -74,14 +73,11 @@ export function createIndicatorPipeline(
       }),
     ];
     if (correlation.isThreat) {
-      const sources = correlation.contributions
-        .filter((c) => c.verdict === 'malicious' || c.verdict === 'suspicious')
-        .map((c) => c.feed);
       if (processor.options.type === 'kafka') {
         writes.push(
           (processor as MessageQueueProcessor<'kafka'>).produce(destinations.threats, {
             key: correlation.indicator,
-            value: { indicator: correlation.indicator, threatLevel: correlation.riskScore, sources, timestamp: at },
+            value: streamEventFor(correlation, at),
           }),
         );
       } else {
@@ -92,7 +88,7 @@ export function createIndicatorPipeline(
           riskScore: correlation.riskScore,
           confidence: correlation.confidence,
           consensus: correlation.consensus,
-          sources,
+          sources: flaggedBy(correlation),
           detectedAt: new Date(at).toISOString(),
         };
         writes.push(

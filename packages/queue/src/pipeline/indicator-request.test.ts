@@ -6,7 +6,7 @@ import { readIndicatorRequest } from './indicator-request.js';
 const message = (body: string) =>
   createQueueMessage({
     source: 'q',
-    content: Buffer.from(body),
+    raw: Buffer.from(body),
     headers: {},
     attempt: 1,
     id: undefined,
@@ -34,11 +34,24 @@ describe('readIndicatorRequest', () => {
     });
   });
 
-  it('says what is wrong with a malformed message', () => {
+  it("reads the documented {indicator, type: 'ip'} and {type: 'domain'}", () => {
+    expect(readIndicatorRequest(message('{"indicator":"8.8.8.8","type":"ip"}'))).toEqual({
+      indicator: '8.8.8.8',
+      type: 'ip',
+    });
+    expect(readIndicatorRequest(message('{"indicator":"evil.com","type":"domain"}'))).toEqual({
+      indicator: 'evil.com',
+      type: 'domain',
+    });
+  });
+
+  it('says what is wrong with a malformed message, naming the field', () => {
     expect(reason('hello')).toMatch(/^message is not JSON .*"hello"$/);
     expect(reason('[1]')).toBe('expected a JSON object {"indicator": "...", "type"?: "..."}, got an array');
-    expect(reason('{"type":"ipv4"}')).toBe('no "indicator" field in the message');
-    expect(reason('{"indicator":42}')).toBe('"indicator" must be a non-empty string, got 42');
-    expect(reason('{"indicator":"1.2.3.4","type":"ip"}')).toMatch(/^"type" must be one of ipv4, ipv6, domain/);
+    expect(reason('{"type":"ipv4"}')).toBe('invalid indicator message: "indicator": required');
+    expect(reason('{"indicator":42}')).toBe('invalid indicator message: "indicator": expected a string');
+    expect(reason('{"indicator":"1.2.3.4","type":"address"}')).toMatch(
+      /^invalid indicator message: "type": expected one of ipv4, ipv6, domain, .*, ip, hostname, got "address"$/,
+    );
   });
 });

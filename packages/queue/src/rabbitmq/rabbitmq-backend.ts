@@ -439,7 +439,7 @@ export class RabbitMqBackend implements QueueBackend {
     const attempt = attemptOf(headers[HEADERS.attempt]);
     const message = createQueueMessage({
       source: consumer.source,
-      content: delivery.content,
+      raw: delivery.content,
       headers,
       attempt,
       id: headerText(delivery.properties.messageId),

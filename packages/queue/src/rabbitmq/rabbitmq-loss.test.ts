@@ -38,7 +38,7 @@ async function watch(queues: { incoming: string; processed: string; alerts: stri
     progress.push(1);
   });
   await observer.consume(`${queues.incoming}.dlq`, (message) => {
-    outcome.dead.set(message.text(), message.headers);
+    outcome.dead.set(message.content, message.headers);
     progress.push(1);
   });
   await observer.consume(queues.alerts, (message) => {
@@ -82,7 +82,7 @@ function expectNothingLost(workload: Workload, outcome: Outcome): void {
   for (const headers of outcome.dead.values()) {
     expect(headers[HEADERS.reason]).toBe('unprocessable');
     expect(headers[HEADERS.error]).toMatch(
-      /not JSON|no "indicator"|Invalid indicator|"type" must be|expected a JSON object/,
+      /not JSON|invalid indicator message|Invalid indicator|expected a JSON object/,
     );
   }
   expect([...workload.listed].filter((i) => !outcome.alerts.has(i))).toEqual([]);

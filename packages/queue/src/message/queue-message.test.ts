@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { UnprocessableMessageError } from '../errors/unprocessable-message-error.js';
+import { createQueueMessage } from './queue-message.js';
+
+const message = (raw: Buffer) =>
+  createQueueMessage({ source: 'q', raw, headers: {}, attempt: 1, id: undefined, key: undefined });
+
+describe('QueueMessage', () => {
+  it('has the body as a string in content, so the documented JSON.parse(message.content) works', () => {
+    const received = message(Buffer.from('{"indicator":"8.8.8.8","type":"ip"}'));
+    const { indicator, type } = JSON.parse(received.content) as { indicator: string; type: string };
+    expect([indicator, type]).toEqual(['8.8.8.8', 'ip']);
+    expect(typeof received.content).toBe('string');
+  });
+
+  it('keeps the bytes as delivered in raw, and decodes content as UTF-8', () => {
+    const bytes = Buffer.from('{"indicator":"münchen.de"}', 'utf8');
+    const received = message(bytes);
+    expect(received.raw).toBe(bytes);
+    expect(received.content).toBe('{"indicator":"münchen.de"}');
+    expect(received.json()).toEqual({ indicator: 'münchen.de' });
+  });
+
+  it('json() refuses a body that is not JSON as unprocessable, wherever it is called from', () => {
+    const { json } = message(Buffer.from('not JSON'));
+    expect(() => json()).toThrow(UnprocessableMessageError);
+  });
+});
