@@ -262,18 +262,9 @@ export class APIServer {
       const health = await this.#health();
       return reply.code(health.ready ? 200 : 503).send(health);
     });
-    app.get('/metrics', { config: { rateLimit: false } }, async (_request, reply) => {
-      // Served while any mounted client has metrics on; each client's own series only when it has.
-      if (!this.#mounted.some(({ client }) => client.config.enterprise.monitoring.metrics)) {
-        throw new ProblemError({
-          type: PROBLEM_TYPES.notFound,
-          title: 'Metrics disabled',
-          status: 404,
-          detail: 'metrics are disabled: enterprise.monitoring.metrics is false on every mounted client',
-        });
-      }
-      return reply.type(this.#metrics.registry.contentType).send(await this.#metrics.registry.metrics());
-    });
+    app.get('/metrics', { config: { rateLimit: false } }, async (_request, reply) =>
+      reply.type(this.#metrics.registry.contentType).send(await this.#metrics.registry.metrics()),
+    );
 
     for (const mounted of this.#mounted) {
       await app.register(async (scope) => this.#routes(scope, mounted), { prefix: mounted.prefix });
@@ -353,7 +344,7 @@ export class APIServer {
       return client.alerts.list({
         limit: query.limit,
         ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
-        ...(query.severity === undefined ? {} : { minSeverity: query.severity }),
+        ...(query.minSeverity === undefined ? {} : { minSeverity: query.minSeverity }),
         ...(query.since === undefined ? {} : { since: new Date(query.since) }),
       });
     });

@@ -1,4 +1,11 @@
-import { AlertInputSchema, FEED_STATUSES, INDICATOR_TYPES } from '@threatlib/core';
+import {
+  AlertFieldsSchema,
+  AlertSchema,
+  FEED_STATUSES,
+  INDICATOR_TYPE_NAMES,
+  INDICATOR_TYPES,
+  SeveritySchema,
+} from '@threatlib/core';
 import { z } from 'zod';
 
 /*
@@ -11,7 +18,10 @@ const indicatorText = z
   .min(1)
   .max(8192)
   .meta({ description: 'An IP, domain, URL, hash or email; defanged forms are accepted' });
-const indicatorType = z.enum(INDICATOR_TYPES).meta({ description: 'Skip detection and treat the input as this type' });
+const indicatorType = z.enum(INDICATOR_TYPE_NAMES).meta({
+  description:
+    'Skip detection and treat the input as this type: `ip` is an IPv4 or IPv6 address (whichever it is), `hostname` a domain; results report the precise type',
+});
 
 export const ScanRequest = z
   .strictObject({ indicator: indicatorText, type: indicatorType.optional() })
@@ -34,7 +44,9 @@ export const AlertsQuery = z
   .strictObject({
     limit: z.coerce.number().int().min(1).max(500).default(50),
     cursor: z.string().max(100).optional(),
-    severity: z.coerce.number().int().min(1).max(10).optional().meta({ description: 'Minimum severity' }),
+    minSeverity: SeveritySchema.optional().meta({
+      description: 'Only alerts at least this severe: informational, low, medium, high or critical (any case)',
+    }),
     since: z.iso.datetime({ offset: true }).optional().meta({ description: 'Only alerts at or after this time' }),
   })
   .meta({ id: 'AlertsQuery' });
@@ -48,7 +60,12 @@ export const JsonValue: z.ZodType<JsonValue> = z
   )
   .meta({ id: 'JsonValue' });
 
-export const AlertCreate = AlertInputSchema.extend({
+/**
+ * `POST /alerts`: the documented alert `{title, severity, description?, indicators, timestamp?}` or the
+ * webhook-handler form `{title, indicator, correlation}`; core's `AlertInputSchema` reconciles the two when the
+ * alert is stored.
+ */
+export const AlertCreate = AlertFieldsSchema.extend({
   metadata: z
     .record(jsonKey, JsonValue)
     .optional()
@@ -205,18 +222,7 @@ export const FeedStatusResponse = z
   })
   .meta({ id: 'FeedStatusResponse' });
 
-export const Alert = z
-  .object({
-    id: z.string(),
-    title: z.string(),
-    severity: z.number().int().min(1).max(10),
-    description: z.string().optional(),
-    indicators: z.array(z.string()),
-    timestamp: z.string(),
-    source: z.string().optional(),
-    metadata: z.record(z.string(), z.unknown()).optional(),
-  })
-  .meta({ id: 'Alert' });
+export const Alert = AlertSchema.meta({ id: 'Alert' });
 
 export const AlertPage = z
   .object({ items: z.array(Alert), nextCursor: z.string().optional() })

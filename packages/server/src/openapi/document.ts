@@ -1,3 +1,4 @@
+import { SEVERITIES } from '@threatlib/core';
 import { z } from 'zod';
 import * as S from '../schemas.js';
 
@@ -128,7 +129,12 @@ export function openApiDocument(options: OpenApiOptions): Record<string, unknown
         parameters: [
           { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
           { name: 'cursor', in: 'query', schema: { type: 'string', maxLength: 100 } },
-          { name: 'severity', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 10 } },
+          {
+            name: 'minSeverity',
+            in: 'query',
+            description: 'Only alerts at least this severe (any case)',
+            schema: { type: 'string', enum: [...SEVERITIES] },
+          },
           { name: 'since', in: 'query', schema: { type: 'string', format: 'date-time' } },
         ],
         responses: {
@@ -170,7 +176,6 @@ export function openApiDocument(options: OpenApiOptions): Record<string, unknown
           description: 'Prometheus text exposition format',
           content: { 'text/plain': { schema: { type: 'string' } } },
         },
-        '404': problem('Metrics are disabled (enterprise.monitoring.metrics is false on every mounted client)'),
       },
     },
   };
