@@ -477,6 +477,11 @@ const localListSchema = z.strictObject({
   verdict: z.enum(['malicious', 'suspicious', 'clean']).default('malicious'),
   /** CSV column holding the indicator: a header name or a 0-based index (default the first). */
   column: z.union([z.string().min(1), z.int().nonnegative()]).optional(),
+  /**
+   * Plain and CSV lists: `host` (default) lets a listed address or domain match URLs on it, names under it and
+   * e-mail addresses at it; `exact` matches each entry only as itself.
+   */
+  match: z.enum(['host', 'exact']).optional(),
   /** Reliability weight in correlation, 0..1 (default 0.7). */
   weight: z.number().min(0).max(1).optional(),
 });

@@ -11,10 +11,12 @@ export { type IpRange, type IpRangeResult, parseIpRange } from './ip-range.js';
 export { ListLoadError } from './list-load-error.js';
 export {
   LOCAL_LIST_FORMATS,
+  LOCAL_LIST_MATCH_MODES,
   LocalList,
   type LocalListContents,
   type LocalListFormat,
   type LocalListMatch,
+  type LocalListMatchMode,
   type LocalListOptions,
   type LocalListVerdict,
   loadLocalList,

@@ -5,6 +5,7 @@ import { INDICATOR_TYPES, type Indicator, type IndicatorType } from '../indicato
 import { refang } from '../indicators/refang.js';
 import { readCsv } from './csv-reader.js';
 import { IndicatorMatcher, type MatcherRule, type MatcherStats } from './indicator-matcher.js';
+import { parseIpRange } from './ip-range.js';
 import { cidrRule, type EntryResult, exactRule, normaliseHostname } from './list-entry.js';
 import { ListLoadError } from './list-load-error.js';
 import { compileMispWarninglist } from './misp-warninglist.js';
@@ -16,6 +17,12 @@ export const LOCAL_LIST_FORMATS = ['plain', 'csv', 'misp-warninglist'] as const;
 
 /** One of {@link LOCAL_LIST_FORMATS}. */
 export type LocalListFormat = (typeof LOCAL_LIST_FORMATS)[number];
+
+/** How entries of a plain or CSV local list match; see {@link LocalListOptions.match}. */
+export const LOCAL_LIST_MATCH_MODES = ['host', 'exact'] as const;
+
+/** One of {@link LOCAL_LIST_MATCH_MODES}. */
+export type LocalListMatchMode = (typeof LOCAL_LIST_MATCH_MODES)[number];
 
 /** What being on a local list means: a blocklist says `malicious` or `suspicious`, an allowlist `clean`. */
 export type LocalListVerdict = Exclude<FeedVerdict, 'unknown'>;
@@ -33,6 +40,15 @@ export interface LocalListOptions {
   format?: LocalListFormat;
   /** The verdict for a listed indicator. Default `malicious`. */
   verdict?: LocalListVerdict;
+  /**
+   * How the entries of a `plain` or `csv` list match (a `misp-warninglist` file says so itself, by its `type`):
+   * - `host` (default): a listed IP address also matches URLs on that address (IPv4-mapped IPv6 included), a
+   *   range the URLs on addresses in it; a listed domain matches every name under it, URLs on those names and
+   *   e-mail addresses at them, as MISP's `hostname` lists do; a listed URL matches whatever its fragment.
+   * - `exact`: an entry matches the indicator it is and nothing else (ranges still match the addresses in them, and
+   *   `*.name` entries the names under them).
+   */
+  match?: LocalListMatchMode;
   /**
    * For `csv`: the column holding the indicators, by 0-based index or by header name. Default 0. A name is looked
    * up in the first row, or in the last `#` comment line before the data (as abuse.ch exports write it).
@@ -56,6 +72,11 @@ export interface LocalListContents {
   readonly verdict: LocalListVerdict;
   /** The format the entries were read from. */
   readonly format: LocalListFormat;
+  /**
+   * `host` when the entries were made with {@link LocalListOptions.match} `host`: a URL is then also looked up
+   * without its fragment. Default `exact`.
+   */
+  readonly matching?: LocalListMatchMode;
   /** The file path, or a description of where the text came from. */
   readonly source: string;
   /** The entries, each tagged with its line (undefined when entries have no lines). */
@@ -73,14 +94,19 @@ const CIDR_SHAPE = /^[0-9a-f:.]+\/\d{1,3}$/i;
 // After whitespace only, so that a URL's `#fragment` stays part of the URL.
 const TRAILING_COMMENT = /\s+#.*$/s;
 const HOST_TYPES: readonly IndicatorType[] = ['domain', 'url', 'email'];
+// Ranges apply to addresses only in `exact` mode; in `host` mode to URLs on them too.
+const IP_TYPES: readonly IndicatorType[] = ['ipv4', 'ipv6'];
+const IP_HOST_TYPES: readonly IndicatorType[] = ['ipv4', 'ipv6', 'url'];
 
 /**
  * A list of indicators loaded from a file and answered offline, for air-gapped use and for the quick start. Lookups
  * are hash-map probes (see {@link IndicatorMatcher}), so a list of millions answers as fast as one of ten.
  *
- * Entries: an indicator (matched exactly, after the same normalisation and refanging as lookups), a CIDR range
- * (`10.0.0.0/8`, matching the addresses in it), or `*.evil.com` (matching `evil.com` and every name under it, also
- * as a URL's host or an email address's domain).
+ * Entries: an indicator (after the same normalisation and refanging as lookups), a CIDR range (`10.0.0.0/8`), or
+ * `*.evil.com` (matching `evil.com` and every name under it, also as a URL's host or an email address's domain).
+ * By default (`match: 'host'`) a listed address or range also matches URLs on it, a listed domain the names under it,
+ * URLs on them and e-mail addresses at them, and a listed URL the same URL with any fragment; with `match: 'exact'`
+ * an entry matches only itself (a range the addresses in it).
  *
  * @example
  * ```ts
@@ -98,6 +124,8 @@ export class LocalList {
   readonly verdict: LocalListVerdict;
   /** The format the list was read from. */
   readonly format: LocalListFormat;
+  /** How the entries match (the `match` option; `exact` for a `misp-warninglist` file, which says so itself). */
+  readonly matching: LocalListMatchMode;
   /** The file path, or a description of where the text came from. */
   readonly source: string;
   /** How many distinct entries the list matches with. */
@@ -118,6 +146,7 @@ export class LocalList {
     this.id = `list:${contents.name}`;
     this.verdict = contents.verdict;
     this.format = contents.format;
+    this.matching = contents.matching ?? 'exact';
     this.source = contents.source;
     let offered = 0;
     for (const rule of contents.rules) {
@@ -141,7 +170,8 @@ export class LocalList {
    * covers any.
    */
   match(indicator: Indicator): LocalListMatch | undefined {
-    const hit = this.verdict === 'clean' ? this.#matcher.matchEveryReading(indicator) : this.#matcher.match(indicator);
+    const looked = this.matching === 'host' ? withoutFragment(indicator) : indicator;
+    const hit = this.verdict === 'clean' ? this.#matcher.matchEveryReading(looked) : this.#matcher.match(looked);
     if (hit === undefined) return undefined;
     return hit.tag === undefined ? { entry: hit.entry } : { entry: hit.entry, line: hit.tag };
   }
@@ -197,7 +227,7 @@ export async function loadLocalList(options: LocalListOptions): Promise<LocalLis
 export function parseLocalList(text: string, options: Omit<LocalListOptions, 'file'> & { source?: string }): LocalList {
   const source = options.source ?? `local list ${quote(String(options.name))}`;
   checkOptions(options, source);
-  const { name, format = 'plain', verdict = 'malicious' } = options;
+  const { name, format = 'plain', verdict = 'malicious', match = 'host' } = options;
   const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
   const skips = new SkipReport();
 
@@ -215,6 +245,7 @@ export function parseLocalList(text: string, options: Omit<LocalListOptions, 'fi
       name,
       verdict,
       format,
+      matching: 'exact',
       source,
       rules,
       skipped: list.ignored,
@@ -224,13 +255,22 @@ export function parseLocalList(text: string, options: Omit<LocalListOptions, 'fi
 
   const rules: MatcherRule<number | undefined>[] = [];
   const add = (line: number, text: string): void => {
-    const result = localEntryRule(text, line);
+    const result = localEntryRule(text, line, match);
     if (result.ok) rules.push(result.rule);
     else skips.add(line, text, result.reason);
   };
   if (format === 'plain') readPlain(body, add);
   else readCsvColumn(body, options.column, source, add, skips);
-  return new LocalList({ name, verdict, format, source, rules, skipped: skips.count, firstSkipped: skips.first });
+  return new LocalList({
+    name,
+    verdict,
+    format,
+    matching: match,
+    source,
+    rules,
+    skipped: skips.count,
+    firstSkipped: skips.first,
+  });
 }
 
 function readPlain(text: string, add: (line: number, text: string) => void): void {
@@ -301,7 +341,7 @@ function firstRecord(text: string): readonly string[] | undefined {
 }
 
 /** An entry of a plain or CSV local list as a rule tagged with its line. */
-function localEntryRule(text: string, line: number): EntryResult<number> {
+function localEntryRule(text: string, line: number, match: LocalListMatchMode): EntryResult<number> {
   const refanged = refang(text);
   if (refanged.startsWith('*.')) {
     const host = normaliseHostname(refanged.slice(2));
@@ -309,13 +349,52 @@ function localEntryRule(text: string, line: number): EntryResult<number> {
     const entry = `*.${host.hostname}`;
     return { ok: true, rule: { kind: 'hostname', hostname: host.hostname, types: HOST_TYPES, entry, tag: line } };
   }
-  // Ranges apply to addresses only; a URL on an address in the range is a different indicator.
-  if (CIDR_SHAPE.test(refanged)) return cidrRule(refanged, ['ipv4', 'ipv6'], line);
-  return exactRule(text, INDICATOR_TYPES, line);
+  if (CIDR_SHAPE.test(refanged)) return cidrRule(refanged, match === 'host' ? IP_HOST_TYPES : IP_TYPES, line);
+  const exact = exactRule(text, INDICATOR_TYPES, line);
+  if (match === 'exact' || !exact.ok || exact.rule.kind !== 'exact') return exact;
+  const rule = hostRule(exact.rule.value, exact.rule.types[0], line);
+  return rule === undefined ? exact : { ok: true, rule };
+}
+
+/**
+ * The `host`-mode rule for an entry already parsed as an indicator of `type`: an address as a one-address range
+ * that URLs on it match too, a domain as a name with everything under it, a URL without its fragment. Undefined for
+ * other types, which match exactly.
+ */
+function hostRule(value: string, type: IndicatorType | undefined, line: number): MatcherRule<number> | undefined {
+  switch (type) {
+    case 'ipv4':
+    case 'ipv6': {
+      const parsed = parseIpRange(value);
+      if (!parsed.ok) return undefined;
+      // The entry shows the address as listed, not as a /32, so evidence for the address itself names only the line.
+      return { kind: 'cidr', range: parsed.range, types: IP_HOST_TYPES, entry: value, tag: line };
+    }
+    case 'domain':
+      return { kind: 'hostname', hostname: value, types: HOST_TYPES, entry: value, tag: line };
+    case 'url': {
+      const url = stripFragment(value);
+      return { kind: 'exact', value: url, types: ['url'], entry: url, tag: line };
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** A URL indicator without its fragment (the part after `#`, which never leaves the client); others as they are. */
+function withoutFragment(indicator: Indicator): Indicator {
+  if (indicator.type !== 'url') return indicator;
+  const value = stripFragment(indicator.value);
+  return value === indicator.value ? indicator : { ...indicator, value };
+}
+
+function stripFragment(url: string): string {
+  const hash = url.indexOf('#');
+  return hash === -1 ? url : url.slice(0, hash);
 }
 
 function checkOptions(options: Omit<LocalListOptions, 'file'>, source: string): void {
-  const { name, format = 'plain', verdict = 'malicious', column } = options;
+  const { name, format = 'plain', verdict = 'malicious', column, match } = options;
   // Plain JavaScript callers and config files can pass anything; say what is wrong instead of failing later.
   if (typeof name !== 'string' || name.trim() === '') throw new ListLoadError(source, 'a local list needs a name');
   if (!(LOCAL_LIST_FORMATS as readonly string[]).includes(format)) {
@@ -329,6 +408,15 @@ function checkOptions(options: Omit<LocalListOptions, 'file'>, source: string): 
       source,
       `unknown verdict ${JSON.stringify(verdict)} (expected malicious, suspicious or clean)`,
     );
+  }
+  if (match !== undefined && !(LOCAL_LIST_MATCH_MODES as readonly string[]).includes(match)) {
+    throw new ListLoadError(
+      source,
+      `unknown match ${JSON.stringify(match)} (expected one of ${LOCAL_LIST_MATCH_MODES.join(', ')})`,
+    );
+  }
+  if (match !== undefined && format === 'misp-warninglist') {
+    throw new ListLoadError(source, '"match" applies to plain and csv lists; a MISP warninglist says how it matches');
   }
   if (column !== undefined && format !== 'csv') {
     throw new ListLoadError(source, `"column" applies to the csv format only, not ${format}`);

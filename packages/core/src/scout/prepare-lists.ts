@@ -25,6 +25,7 @@ export async function prepareLists(
           format: list.format,
           verdict: list.verdict,
           ...(list.column === undefined ? {} : { column: list.column }),
+          ...(list.match === undefined ? {} : { match: list.match }),
         }),
       ),
     ),
