@@ -5,11 +5,42 @@
 export type IntegrationPackageLoader = (packageName: string) => Promise<unknown>;
 
 /**
- * The default {@link IntegrationPackageLoader}: `import(packageName)`, resolved the way Node resolves any import made
- * by `@threatlib/core` (from its own location, up through the application's `node_modules`).
+ * The default {@link IntegrationPackageLoader}. First `import(packageName)`, resolved the way Node resolves any
+ * import made by `@threatlib/core` (from its own location, up through the application's `node_modules`: enough with
+ * npm's and yarn's flat layouts). When that finds nothing, the package is resolved from the application's own
+ * directory (`process.cwd()`), which is where pnpm's isolated layout puts what the application installed: core
+ * cannot see its siblings there, because it does not depend on them. A package found in neither place is reported as
+ * not installed; an application with another layout passes its own loader (`loadIntegrationPackage: (name) =>
+ * import(name)`).
  */
-export const importIntegrationPackage: IntegrationPackageLoader = (packageName) =>
-  import(/* @vite-ignore */ packageName);
+export const importIntegrationPackage: IntegrationPackageLoader = async (packageName) => {
+  try {
+    return await import(/* @vite-ignore */ packageName);
+  } catch (error) {
+    if (!isPackageNotFound(error, packageName)) throw error;
+    const fromApplication = await resolveFromApplication(packageName);
+    if (fromApplication === undefined) throw error;
+    return import(/* @vite-ignore */ fromApplication);
+  }
+};
+
+/** The file URL `packageName` resolves to from the application's directory, or undefined when it is not there. */
+async function resolveFromApplication(packageName: string): Promise<string | undefined> {
+  // Loaded only on this path, so the loader costs nothing where the first import works.
+  const [{ createRequire }, { join }, { pathToFileURL }] = await Promise.all([
+    import('node:module'),
+    import('node:path'),
+    import('node:url'),
+  ]);
+  try {
+    // `require.resolve` honours the package's `exports` map (its `default` condition), which every @threatlib package
+    // declares; the resolved file is then imported as ESM.
+    const resolved = createRequire(join(process.cwd(), 'package.json')).resolve(packageName);
+    return pathToFileURL(resolved).href;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * Whether `error` (thrown by a loader) says that `packageName` itself is not installed, as opposed to the package
