@@ -53,7 +53,9 @@ export function otherHostReadings(
   // serialisation is itself unambiguous (user info percent-encodes "@", "/" and "\\"), so input written that way
   // needs no reading at all.
   if (indicator.type !== 'url' || indicator.input === indicator.value) return NONE;
-  const text = refang(indicator.input.trim());
+  const trimmed = indicator.input.trim();
+  // Without brackets refanging changes at most the scheme (`hxxp`), never the authority: skip its regexes.
+  const text = DEFANG_BRACKET.test(trimmed) ? refang(trimmed) : trimmed;
   const scheme = text.indexOf('://');
   const start = scheme === -1 ? 0 : scheme + 3;
   const end = authorityEnd(text, start);
@@ -73,6 +75,7 @@ export function otherHostReadings(
 }
 
 const NONE: readonly (HostReading | undefined)[] = Object.freeze([]);
+const DEFANG_BRACKET = /[[({]/;
 
 /** Where the authority that starts at `start` ends for RFC 3986: the first `/`, `?` or `#`, or the end of `text`. */
 function authorityEnd(text: string, start: number): number {
