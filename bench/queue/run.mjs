@@ -121,7 +121,7 @@ async function oursRabbit(bodies, config, round) {
 function threatValue(i) {
   return {
     indicator: `h${i}.${run}.bench.threatlib.net`,
-    threatLevel: 7.5,
+    threatLevel: 'high',
     sources: ['list:bench'],
     timestamp: Date.now(),
   };

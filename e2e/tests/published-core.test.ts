@@ -5,10 +5,9 @@ import { fileURLToPath } from 'node:url';
 import {
   type Alert,
   ConfigurationError,
-  type Indicator,
+  type IndicatorRef,
   type Integration,
   type IntegrationContext,
-  parseIndicator,
   silentLogger,
   ThreatClient,
 } from '@threatlib/core';
@@ -24,7 +23,7 @@ class TicketPlugin implements Integration {
     this.tickets.push(`${this.options.queue}:${alert.title}`);
     return { ticket: this.tickets.length };
   }
-  async enrichIndicator(indicator: Indicator) {
+  async enrichIndicator(indicator: IndicatorRef) {
     return { seenInTickets: this.tickets.some((t) => t.includes(indicator.value)) };
   }
 }
@@ -43,9 +42,9 @@ describe('@threatlib/core as published', () => {
     const found = client.integration('tickets');
     expectTypeOf(found).toEqualTypeOf<TicketPlugin | undefined>();
     await client.start();
-    const alert = await client.alerts.add({ title: 'beacon to 198.51.100.4', severity: 6 });
+    const alert = await client.alerts.add({ title: 'beacon to 198.51.100.4', severity: 'medium' });
     expect(await found?.sendAlert(alert)).toEqual({ ticket: 1 });
-    expect(await found?.enrichIndicator(parseIndicator('198.51.100.4'))).toEqual({ seenInTickets: true });
+    expect(await found?.enrichIndicator({ type: 'ip', value: '198.51.100.4' })).toEqual({ seenInTickets: true });
     await client.stop();
   });
 
