@@ -4,10 +4,10 @@
 #   e2e/fuzz/schemathesis.sh BASE_URL TOKEN [extra schemathesis args...]
 #
 # BASE_URL is the server's root (http://127.0.0.1:8080); its /openapi.json, which lists every mounted route, is the
-# schema. TOKEN is a
-# bearer token the server accepts. schemathesis is installed once, pinned, into a virtualenv under .cache/ (the
-# machine's Python is used only to create it). Which checks run, and why some statuses count as expected, is in
-# schemathesis.toml beside this script. Exit status is schemathesis' own: 0 means no check failed.
+# schema. TOKEN is a bearer token the server accepts. schemathesis is installed once, pinned, into a virtualenv under
+# .cache/ (the machine's Python is used only to create it). Which checks run, and why some statuses count as
+# expected, is in schemathesis.toml beside this script; hooks.py adds our own checks. Exit status is schemathesis'
+# own: 0 means no check failed.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -28,6 +28,9 @@ if [ ! -f "$venv/.installed" ]; then
   "$venv/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$version" >&2
   touch "$venv/.installed"
 fi
+
+# Our own checks (hooks.py: no answer repeats the bearer token sent) run beside schemathesis' own.
+export SCHEMATHESIS_HOOKS="$here/hooks.py"
 
 # Its example database and crash files go to the ignored state folder, not the source tree.
 mkdir -p "$here/../.state/schemathesis"

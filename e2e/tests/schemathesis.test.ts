@@ -1,5 +1,6 @@
 // Fuzzes the REST server from its own OpenAPI document with schemathesis (e2e/fuzz/schemathesis.sh): every check,
-// with the few documented exceptions in e2e/fuzz/schemathesis.toml. No 5xx, no response outside its schema.
+// with the few documented exceptions in e2e/fuzz/schemathesis.toml, and our own from e2e/fuzz/hooks.py. No 5xx, no
+// response outside its schema, no response that repeats the bearer token sent.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { ThreatClient } from '@threatlib/core';
@@ -115,6 +116,44 @@ describe.skipIf(!e2e)('schemathesis against the REST server', () => {
       expect(output).toMatch(/Server error/);
     } finally {
       await broken.close();
+    }
+  });
+
+  it('fails a server that repeats the bearer token (the token check can fail)', { timeout: 300_000 }, async () => {
+    // Everything else about this server is right: a 200 with a body its schema allows, so only the token check fails.
+    const leaking = Fastify();
+    const echoed = { type: 'object', properties: { detail: { type: 'string' } }, required: ['detail'] };
+    leaking.get('/openapi.json', async () => ({
+      openapi: '3.1.0',
+      info: { title: 'leaking', version: '1' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+      paths: {
+        '/things': {
+          get: {
+            responses: {
+              '200': { description: 'ok', content: { 'application/json': { schema: echoed } } },
+              '401': { description: 'no token', content: { 'application/json': { schema: echoed } } },
+            },
+          },
+        },
+      },
+    }));
+    // The fault of finding 7: the credential, lower-cased, inside a message.
+    leaking.get('/things', async (request, reply) => {
+      const header = request.headers.authorization;
+      if (!header) return reply.code(401).send({ detail: 'no credentials' });
+      return { detail: `seen ${header.toLowerCase()}` };
+    });
+    const leakingAddress = await leaking.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const { code, output } = await schemathesis(leakingAddress, ['--max-examples', '5']);
+      expect(code, tail(output)).not.toBe(0);
+      expect(output).toMatch(/no_credential_echo/);
+      expect(output).toMatch(/The response body contains the bearer token the request sent/);
+      expect(output).not.toMatch(/Server error/);
+    } finally {
+      await leaking.close();
     }
   });
 });
