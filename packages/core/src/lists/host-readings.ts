@@ -69,7 +69,9 @@ export function otherHostReadings(
     if (host === serialised || host.toLowerCase() === serialised) continue;
     primary ??= readSerialisedHost(serialised);
     const reading = readRawHost(host);
-    if (reading === undefined || !sameHost(reading, primary)) (others ??= []).push(reading);
+    if (reading !== undefined && sameHost(reading, primary)) continue;
+    others ??= [];
+    others.push(reading);
   }
   return others ?? NONE;
 }
