@@ -27,7 +27,11 @@ export interface WarninglistHit {
   reason: string;
 }
 
-/** What the engine needs of the warninglists: a match, or nothing. */
+/**
+ * What the engine needs of the warninglists: a match, or nothing. A match answers the indicator `clean` with no feed
+ * or list asked, so it must cover every host the indicator names to any parser (`WarninglistSet` matches with
+ * `IndicatorMatcher.matchEveryReading`).
+ */
 export interface Prefilter {
   match(indicator: Indicator): WarninglistHit | undefined;
 }
