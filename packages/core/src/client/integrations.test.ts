@@ -190,11 +190,22 @@ describe('integrations built from configuration', () => {
     await c.stop();
   });
 
+  // @threatlib/queue is in this workspace, and pnpm's NODE_PATH lets the real loader find it from the working
+  // directory; for it, a loader fails exactly as Node does when a package is not installed.
+  const notInstalled = (name: string) =>
+    Object.assign(new Error(`Cannot find package '${name}' imported from ${import.meta.url}`), {
+      code: 'ERR_MODULE_NOT_FOUND',
+    });
   it.each(Object.entries(INTEGRATION_PACKAGES).map(([key, spec]) => [key, spec.package]))(
     'rejects start() naming the package to install when integrations.%s is configured and %s is absent',
     async (key, packageName) => {
-      // The real loader: none of these packages can be imported from core here.
-      const c = client({ integrations: { [key]: { type: 'rabbitmq' } } });
+      // The real loader for the packages that exist nowhere here.
+      const c = client(
+        { integrations: { [key]: { type: 'rabbitmq' } } },
+        packageName === '@threatlib/queue'
+          ? { loadIntegrationPackage: async (name) => Promise.reject(notInstalled(name)) }
+          : {},
+      );
       const error = await c.start().catch((e: unknown) => e);
       expect(IntegrationError.isInstance(error)).toBe(true);
       expect(error).toMatchObject({
