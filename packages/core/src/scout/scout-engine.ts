@@ -29,7 +29,7 @@ export interface WarninglistHit {
 
 /**
  * What the engine needs of the warninglists: a match, or nothing. A match answers the indicator `clean` with no feed
- * or list asked, so it must cover every host the indicator names to any parser (`WarninglistSet` matches with
+ * asked (unless a local list flags it: the user's own entry wins), so it must cover every host the indicator names to any parser (`WarninglistSet` matches with
  * `IndicatorMatcher.matchEveryReading`).
  */
 export interface Prefilter {
@@ -128,8 +128,22 @@ export class ScoutEngine {
       return result;
     };
 
+    // The local lists are in memory and cost a lookup each: they are asked first, so that an entry the user listed
+    // themselves (an internal address on their own blocklist) is never cleared by a built-in warninglist.
+    const listResults = lists.map((list): FeedResult => {
+      const t = performance.now();
+      const lookup = list.lookup(indicator);
+      return {
+        ...lookup,
+        feed: `list:${list.name}`,
+        indicator: indicator.value,
+        type: indicator.type,
+        durationMs: Math.round((performance.now() - t) * 1000) / 1000,
+        cached: false,
+      };
+    });
     const hit = prefilter.match(indicator);
-    if (hit) {
+    if (hit && !listResults.some(flags)) {
       return finish(
         [
           {
@@ -156,18 +170,6 @@ export class ScoutEngine {
     this.#deps.checkKeys?.(sources.filter((feed) => feed.supportedTypes.includes(indicator.type)));
     const pending = sources.map((feed) => this.#ask(feed, indicator, options));
     const feedResults = await Promise.all(pending);
-    const listResults = lists.map((list): FeedResult => {
-      const t = performance.now();
-      const lookup = list.lookup(indicator);
-      return {
-        ...lookup,
-        feed: `list:${list.name}`,
-        indicator: indicator.value,
-        type: indicator.type,
-        durationMs: Math.round((performance.now() - t) * 1000) / 1000,
-        cached: false,
-      };
-    });
     return finish([...feedResults, ...listResults]);
   }
 
@@ -294,4 +296,9 @@ export function thresholdsOf(config: ResolvedConfig): Thresholds {
     return { ...t };
   }
   return { ...STRATEGY_THRESHOLDS[config.strategy] };
+}
+
+/** Whether a local list's answer says the indicator is bad (a blocklist entry, not an allowlist one). */
+function flags(result: FeedResult): boolean {
+  return result.status === 'ok' && (result.verdict === 'malicious' || result.verdict === 'suspicious');
 }
