@@ -18,13 +18,21 @@ import { parse as secureJsonParse } from 'secure-json-parse';
 import type { z } from 'zod';
 import { Authenticator, type ServerAuthentication } from './auth/authenticator.js';
 import { clientHealth, isReady } from './health/client-health.js';
+import { hostRequired, problemClientErrorHandler } from './http/client-errors.js';
+import { guardConnections } from './http/connection-guard.js';
+import {
+  type ConnectionOptions,
+  fastifyConnectionOptions,
+  resolveConnectionOptions,
+} from './http/connection-options.js';
 import { PROBLEM_TYPES, type Problem, ProblemError, validationProblem } from './http/problem.js';
+import { closeIfBodyUnread } from './http/unread-body.js';
 import { ServerMetrics } from './metrics/server-metrics.js';
 import { openApiDocument } from './openapi/document.js';
 import * as S from './schemas.js';
 
-/** Options of {@link APIServer}. */
-export interface APIServerOptions {
+/** Options of {@link APIServer}; the timeouts and the connection cap are those of {@link ConnectionOptions}. */
+export interface APIServerOptions extends ConnectionOptions {
   /** Port to listen on (default 8080; 0 picks a free one). */
   port?: number;
   /** Interface to listen on (default 127.0.0.1: loopback only until you say otherwise). */
@@ -65,11 +73,12 @@ const DEFAULT_BATCH_LIMIT = 1000;
  * ```
  */
 export class APIServer {
-  readonly #options: Required<Omit<APIServerOptions, 'authentication' | 'rateLimit'>> & {
+  readonly #options: Required<Omit<APIServerOptions, 'authentication' | 'rateLimit' | keyof ConnectionOptions>> & {
     authentication: ServerAuthentication | undefined;
     rateLimit: { windowMs: number; max: number };
   };
   readonly #mounted: Mounted[] = [];
+  readonly #connections: Required<ConnectionOptions>;
   readonly #metrics: ServerMetrics;
   readonly #startedAt = Date.now();
   #app: FastifyInstance | undefined;
@@ -86,6 +95,7 @@ export class APIServer {
       batchLimit: options.batchLimit ?? DEFAULT_BATCH_LIMIT,
       logRequests: options.logRequests ?? false,
     };
+    this.#connections = resolveConnectionOptions(options);
     this.#metrics = new ServerMetrics(() => this.#mounted);
   }
 
@@ -145,8 +155,15 @@ export class APIServer {
       // A client behind a proxy is the proxy: rate limits per socket address unless trustProxy is set up.
       trustProxy: false,
       return503OnClosing: true,
+      // Timeouts on headers, whole requests, idle keep-alive and silent connections (none of them is on in fastify).
+      ...fastifyConnectionOptions(this.#connections),
+      // What node's HTTP parser refuses (and requests that time out) is answered with a problem document too.
+      clientErrorHandler: problemClientErrorHandler((entry) => app.log.debug(entry, 'client error')),
     });
     this.#app = app;
+    guardConnections(app.server, this.#connections.maxConnectionsPerAddress, ({ address, max }) =>
+      app.log.warn({ address, max }, 'connections per address capped: closing new ones from this address'),
+    );
 
     // fastify's own JSON parser answers every refusal as "invalid JSON"; this one says when the JSON was fine but
     // carried a "__proto__" key (refused: prototype pollution). A "constructor" key is kept: JSON.parse makes it a
@@ -184,7 +201,7 @@ export class APIServer {
     // Hooks on every request are callback-style: an async hook costs a promise and a microtask per request.
     app.addHook('onRequest', (request, _reply, done) => {
       (request as { startedAt?: bigint }).startedAt = process.hrtime.bigint();
-      done();
+      done(hostRequired(request));
     });
     app.addHook('onResponse', (request, reply, done) => {
       const started = (request as { startedAt?: bigint }).startedAt ?? process.hrtime.bigint();
@@ -393,6 +410,7 @@ export class APIServer {
   }
 
   #sendProblem(reply: FastifyReply, request: FastifyRequest, problem: Problem) {
+    closeIfBodyUnread(request, reply);
     return reply
       .code(problem.status)
       .type('application/problem+json')
@@ -501,8 +519,14 @@ function fastifyProblem(error: FastifyError): Problem | undefined {
       };
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return { type: PROBLEM_TYPES.payloadTooLarge, title: 'Payload too large', status: 413, detail: error.message };
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return {
+        type: PROBLEM_TYPES.malformedRequest,
+        title: 'Malformed request',
+        status: 400,
+        detail: 'the body is not as long as its Content-Length says',
+      };
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return {
         type: PROBLEM_TYPES.unsupportedMediaType,
         title: 'Unsupported media type',

@@ -13,6 +13,12 @@ export const PROBLEM_TYPES = {
   rateLimited: 'https://threatlib.dev/problems/rate-limited',
   vaultLocked: 'https://threatlib.dev/problems/vault-locked',
   authUnavailable: 'https://threatlib.dev/problems/authentication-unavailable',
+  /** A request the HTTP parser refused (bad syntax, conflicting framing headers), or two Authorization headers. */
+  malformedRequest: 'https://threatlib.dev/problems/malformed-request',
+  /** The request (headers or body) did not arrive within the server's timeouts. */
+  requestTimeout: 'https://threatlib.dev/problems/request-timeout',
+  /** The request's headers are larger than the server reads. */
+  headersTooLarge: 'https://threatlib.dev/problems/headers-too-large',
   internal: 'https://threatlib.dev/problems/internal',
 } as const;
 

@@ -1,0 +1,94 @@
+import type { ServerOptions } from 'node:http';
+
+/**
+ * How long a connection may take over what, and how many one client address may hold: the options of
+ * {@link APIServerOptions} that keep a client without a token from holding the server's connections open.
+ */
+export interface ConnectionOptions {
+  /**
+   * Milliseconds the request line and headers may take to arrive (a new connection that sends nothing included);
+   * then 408 and the connection is closed. Node's `headersTimeout`. Default 10 000; `0` turns it off (not
+   * recommended).
+   */
+  headersTimeout?: number;
+  /**
+   * Milliseconds the whole request, body included, may take to arrive; then 408 and the connection is closed.
+   * Default 30 000; `0` turns it off (not recommended). At least `headersTimeout` when both are on.
+   */
+  requestTimeout?: number;
+  /** Milliseconds an idle keep-alive connection is kept between requests. Default 5 000. */
+  keepAliveTimeout?: number;
+  /**
+   * Milliseconds a connection may go without any traffic either way (a client that stops reading its answer, a
+   * handler that runs this long) before it is closed. Default 120 000; `0` turns it off.
+   */
+  connectionTimeout?: number;
+  /**
+   * Connections one client address (IPv6: one /64) may hold open at once; more are closed as they arrive. Default 64;
+   * `0` lifts the cap. Behind a proxy every client is the proxy's address: raise it, or lift it and cap at the proxy.
+   */
+  maxConnectionsPerAddress?: number;
+}
+
+/** The documented defaults of {@link ConnectionOptions}. */
+export const CONNECTION_DEFAULTS: Readonly<Required<ConnectionOptions>> = Object.freeze({
+  headersTimeout: 10_000,
+  requestTimeout: 30_000,
+  keepAliveTimeout: 5_000,
+  connectionTimeout: 120_000,
+  maxConnectionsPerAddress: 64,
+});
+
+/**
+ * The options with their defaults, checked.
+ *
+ * @throws {RangeError} naming the option and what it must be.
+ */
+export function resolveConnectionOptions(options: ConnectionOptions): Required<ConnectionOptions> {
+  const resolved = { ...CONNECTION_DEFAULTS };
+  for (const name of Object.keys(CONNECTION_DEFAULTS) as Array<keyof ConnectionOptions>) {
+    const value = options[name];
+    if (value === undefined) continue;
+    const least = name === 'keepAliveTimeout' ? 1 : 0;
+    if (!Number.isSafeInteger(value) || value < least) {
+      const unit = name === 'maxConnectionsPerAddress' ? 'a whole number' : 'a whole number of milliseconds';
+      throw new RangeError(`APIServer: ${name} must be ${unit}, ${least} or more; got ${String(value)}`);
+    }
+    resolved[name] = value;
+  }
+  const { headersTimeout, requestTimeout } = resolved;
+  if (headersTimeout > 0 && requestTimeout > 0 && headersTimeout > requestTimeout) {
+    throw new RangeError(
+      `APIServer: headersTimeout (${headersTimeout}) must not exceed requestTimeout (${requestTimeout}): the headers are part of the request`,
+    );
+  }
+  return resolved;
+}
+
+/**
+ * The fastify server options that apply `options`. Node checks the header and request deadlines every
+ * `connectionsCheckingInterval` (30 s by its default, which would let a 10 s deadline run to 40 s): here every
+ * second, or a quarter of the shorter deadline when that is less.
+ */
+export function fastifyConnectionOptions(options: Required<ConnectionOptions>): {
+  requestTimeout: number;
+  connectionTimeout: number;
+  keepAliveTimeout: number;
+  http: ServerOptions;
+} {
+  const deadlines = [options.headersTimeout, options.requestTimeout].filter((ms) => ms > 0);
+  const checkEvery = Math.max(10, Math.min(1_000, ...deadlines.map((ms) => Math.floor(ms / 4))));
+  return {
+    requestTimeout: options.requestTimeout,
+    connectionTimeout: options.connectionTimeout,
+    keepAliveTimeout: options.keepAliveTimeout,
+    http: {
+      headersTimeout: options.headersTimeout,
+      requestTimeout: options.requestTimeout,
+      keepAliveTimeout: options.keepAliveTimeout,
+      connectionsCheckingInterval: checkEvery,
+      // An HTTP/1.1 request without Host is refused by the server itself, with a problem document.
+      requireHostHeader: false,
+    },
+  };
+}
