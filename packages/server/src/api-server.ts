@@ -16,10 +16,13 @@ import Fastify, {
 } from 'fastify';
 import { parse as secureJsonParse } from 'secure-json-parse';
 import type { z } from 'zod';
+import { type AuthFailureLimit, AuthFailureLimiter } from './auth/auth-failure-limiter.js';
+import { authenticateRoutes } from './auth/authentication-hook.js';
 import { Authenticator, type ServerAuthentication } from './auth/authenticator.js';
 import { clientHealth, isReady } from './health/client-health.js';
 import { hostRequired, problemClientErrorHandler } from './http/client-errors.js';
 import { guardConnections } from './http/connection-guard.js';
+import { deferContinue } from './http/expect-continue.js';
 import {
   type ConnectionOptions,
   fastifyConnectionOptions,
@@ -41,6 +44,12 @@ export interface APIServerOptions extends ConnectionOptions {
   authentication?: ServerAuthentication;
   /** Per-client-IP limit: at most `max` requests per `windowMs` (default 600 per minute). */
   rateLimit?: { windowMs?: number; max?: number };
+  /**
+   * Failed authentications, counted per client address before authentication runs: an address that fails `max`
+   * times (default 10) within `windowMs` (default 60 000) gets 429 for every request, valid credentials included, for
+   * `blockMs` (default 300 000). Other addresses are not affected.
+   */
+  authFailureLimit?: AuthFailureLimit;
   /** Largest request body in bytes (default 1 MiB). */
   bodyLimit?: number;
   /** Most indicators in one `POST /threats/batch` (default 1000). */
@@ -73,12 +82,15 @@ const DEFAULT_BATCH_LIMIT = 1000;
  * ```
  */
 export class APIServer {
-  readonly #options: Required<Omit<APIServerOptions, 'authentication' | 'rateLimit' | keyof ConnectionOptions>> & {
+  readonly #options: Required<
+    Omit<APIServerOptions, 'authentication' | 'rateLimit' | 'authFailureLimit' | keyof ConnectionOptions>
+  > & {
     authentication: ServerAuthentication | undefined;
     rateLimit: { windowMs: number; max: number };
   };
   readonly #mounted: Mounted[] = [];
   readonly #connections: Required<ConnectionOptions>;
+  readonly #authFailures: AuthFailureLimiter;
   readonly #metrics: ServerMetrics;
   readonly #startedAt = Date.now();
   #app: FastifyInstance | undefined;
@@ -96,6 +108,7 @@ export class APIServer {
       logRequests: options.logRequests ?? false,
     };
     this.#connections = resolveConnectionOptions(options);
+    this.#authFailures = new AuthFailureLimiter(options.authFailureLimit);
     this.#metrics = new ServerMetrics(() => this.#mounted);
   }
 
@@ -164,6 +177,8 @@ export class APIServer {
     guardConnections(app.server, this.#connections.maxConnectionsPerAddress, ({ address, max }) =>
       app.log.warn({ address, max }, 'connections per address capped: closing new ones from this address'),
     );
+    // A body is invited (100 Continue) only once its request is authenticated.
+    deferContinue(app.server);
 
     // fastify's own JSON parser answers every refusal as "invalid JSON"; this one says when the JSON was fine but
     // carried a "__proto__" key (refused: prototype pollution). A "constructor" key is kept: JSON.parse makes it a
@@ -291,12 +306,11 @@ export class APIServer {
   }
 
   async #routes(app: FastifyInstance, { client, authenticator }: Mounted): Promise<void> {
-    app.addHook('onRequest', (request, reply, done) => {
-      if (authenticator.authenticateBearerSync(request.headers.authorization)) return done();
-      authenticator.authenticate(request.headers.authorization, request.method).then(
-        () => done(),
-        (error) => this.#sendError(error as ProblemError, request, reply),
-      );
+    // Every route below, after its per-address rate limit; failed authentications count per address.
+    authenticateRoutes(app, {
+      authenticator,
+      failures: this.#authFailures,
+      refuse: (error, request, reply) => this.#sendError(error, request, reply),
     });
 
     // fastify parses text/plain too; the API takes JSON only.
@@ -310,7 +324,11 @@ export class APIServer {
             type: PROBLEM_TYPES.unsupportedMediaType,
             title: 'Unsupported media type',
             status: 415,
-            detail: `send application/json, not ${request.headers['content-type'] ?? 'no content type'}`,
+            // The Content-Type is not repeated: no answer quotes a request header (it may hold a secret).
+            detail:
+              request.headers['content-type'] === undefined
+                ? 'send application/json: this request has no Content-Type'
+                : 'send application/json: the Content-Type of this request is not JSON',
           }),
         );
       }

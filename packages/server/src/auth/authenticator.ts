@@ -5,7 +5,9 @@ import { createRemoteJWKSet, decodeJwt, importSPKI, type JWTPayload, type JWTVer
 type JoseKey = Awaited<ReturnType<typeof importSPKI>>;
 
 import { PROBLEM_TYPES, ProblemError } from '../http/problem.js';
+import { parseAuthorization } from './authorization-header.js';
 import { verifyPassword } from './password-hash.js';
+import { tokenRefusal, unlessItHolds } from './token-errors.js';
 
 /** How the server itself authenticates requests, besides the client's `security.authentication`. */
 export type ServerAuthentication =
@@ -64,6 +66,12 @@ export class Authenticator {
     }
   }
 
+  /** The schemes accepted, for a refusal's detail: "Bearer", "Basic" or both. */
+  get #schemes(): string {
+    const challenge = this.challenge;
+    return ['Bearer', 'Basic'].filter((scheme) => challenge.includes(`${scheme} `)).join(' or ') || 'none';
+  }
+
   /** Which schemes a `WWW-Authenticate` challenge offers. */
   get challenge(): string {
     const schemes: string[] = [];
@@ -76,11 +84,6 @@ export class Authenticator {
   }
 
   /**
-   * Authenticates a request.
-   *
-   * @throws {ProblemError} 401 without valid credentials, 403 when an OAuth 2.0 token lacks the scope.
-   */
-  /**
    * The synchronous part of {@link authenticate}: the principal when the request carries one of the server's bearer
    * tokens (or the server is open), else undefined and the caller goes on to `authenticate`. Saves the hot path a
    * promise per request.
@@ -88,24 +91,48 @@ export class Authenticator {
   authenticateBearerSync(header: string | undefined): Principal | undefined {
     if (this.#open) return { method: 'none', subject: 'anonymous' };
     if (this.#tokens.length === 0) return undefined;
-    const [scheme, credentials] = splitHeader(header);
-    if (scheme === 'bearer' && credentials && this.#matchesToken(credentials))
+    const parsed = parseAuthorization(header);
+    if (parsed.ok && parsed.scheme === 'bearer' && this.#matchesToken(parsed.credentials))
       return { method: 'bearer', subject: 'token' };
     return undefined;
   }
 
-  async authenticate(header: string | undefined, method: string): Promise<Principal> {
+  /**
+   * What can be decided without waiting: the principal for one of the server's bearer tokens (or an open server), a
+   * refusal (401) for a malformed header, a scheme not accepted, or a bearer token that is none of the server's when
+   * no JWT or OAuth 2.0 verification is configured; undefined when the credentials need {@link authenticate} (a JWT,
+   * an OAuth 2.0 token, a basic user). Lets a caller count a refusal before the next request is looked at.
+   */
+  authenticateSync(header: string | undefined): Principal | ProblemError | undefined {
     if (this.#open) return { method: 'none', subject: 'anonymous' };
-    const [scheme, credentials] = splitHeader(header);
-    if (!scheme || !credentials) throw this.#unauthorized('missing credentials: send an Authorization header');
+    const parsed = parseAuthorization(header);
+    if (!parsed.ok) return this.#unauthorized(parsed.reason);
+    const { scheme, credentials } = parsed;
     if (scheme === 'bearer') {
       if (this.#matchesToken(credentials)) return { method: 'bearer', subject: 'token' };
-      if (this.#config?.type === 'jwt') return this.#verifyJwt(credentials);
-      if (this.#config?.type === 'oauth2') return this.#verifyOauth(credentials, method);
-      throw this.#unauthorized('invalid bearer token');
+      if (this.#config?.type === 'jwt' || this.#config?.type === 'oauth2') return undefined;
+      return this.#unauthorized('invalid bearer token');
     }
-    if (scheme === 'basic' && this.#config?.type === 'basic') return this.#verifyBasic(credentials);
-    throw this.#unauthorized(`the ${scheme} scheme is not accepted here`);
+    if (scheme === 'basic' && this.#config?.type === 'basic') return undefined;
+    // The scheme is not repeated: a client that put its token where the scheme goes would get it back.
+    return this.#unauthorized(`the scheme of the Authorization header is not one accepted here (${this.#schemes})`);
+  }
+
+  /**
+   * Authenticates a request by its `Authorization` header (RFC 9110 §11.4: the scheme, one or more spaces, the
+   * credentials). No refusal repeats the header or anything decoded from it.
+   *
+   * @throws {ProblemError} 401 without valid credentials, 403 when an OAuth 2.0 token lacks the scope.
+   */
+  async authenticate(header: string | undefined, method: string): Promise<Principal> {
+    const decided = this.authenticateSync(header);
+    if (decided instanceof ProblemError) throw decided;
+    if (decided) return decided;
+    // authenticateSync leaves only these: a bearer token to verify as a JWT or OAuth 2.0 token, or basic credentials.
+    const { scheme, credentials } = parseAuthorization(header) as { scheme: string; credentials: string };
+    if (scheme === 'basic') return this.#verifyBasic(credentials);
+    if (this.#config?.type === 'jwt') return this.#verifyJwt(credentials);
+    return this.#verifyOauth(credentials, method);
   }
 
   #matchesToken(token: string): boolean {
@@ -152,7 +179,7 @@ export class Authenticator {
       });
       return { method: 'jwt', subject: payload.sub ?? 'unknown', scopes: scopesOf(payload) };
     } catch (error) {
-      throw this.#unauthorized(`invalid token: ${(error as Error).message}`);
+      throw this.#unauthorized(`invalid token: ${tokenRefusal(error)}`);
     }
   }
 
@@ -179,7 +206,7 @@ export class Authenticator {
         subject = payload.sub ?? payload.client_id?.toString() ?? 'unknown';
         scopes = scopesOf(payload);
       } catch (error) {
-        throw this.#unauthorized(`invalid access token: ${(error as Error).message}`);
+        throw this.#unauthorized(`invalid access token: ${tokenRefusal(error)}`);
       }
     } else if (introspection) {
       const answer = await this.#introspect(introspection, token, config);
@@ -263,7 +290,9 @@ export class Authenticator {
     });
     if (!response.ok) {
       const body = (await response.json().catch(() => ({}))) as { error?: unknown; error_description?: unknown };
-      const reason = [body.error, body.error_description].filter((v) => typeof v === 'string').join(': ');
+      // The provider's words, unless they quote the token (the request's header).
+      const said = [body.error, body.error_description].filter((v) => typeof v === 'string').join(': ');
+      const reason = unlessItHolds(said, token);
       throw this.#unauthorized(`token introspection failed (HTTP ${response.status}${reason ? `, ${reason}` : ''})`);
     }
     return (await response.json()) as Record<string, unknown>;
@@ -280,13 +309,6 @@ export class Authenticator {
 function digest(text: string): Buffer {
   // The one-shot form: half the cost of createHash().update().digest().
   return hash('sha256', text, 'buffer');
-}
-
-function splitHeader(header: string | undefined): [string | undefined, string | undefined] {
-  if (!header) return [undefined, undefined];
-  const space = header.indexOf(' ');
-  if (space < 1) return [undefined, undefined];
-  return [header.slice(0, space).toLowerCase(), header.slice(space + 1).trim()];
 }
 
 function looksLikeJwt(token: string): boolean {

@@ -75,6 +75,29 @@ describe('a refused request with a body', () => {
     expect(exchange.closed).toBe(true);
   });
 
+  it('Expect: 100-continue invites the body only once the request is authenticated', async () => {
+    const { port } = await serve();
+    const ask = (token: string) =>
+      `POST /api/v1/threats/scan HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n` +
+      'Content-Type: application/json\r\nContent-Length: 25\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n';
+    const refused = await rawExchange(port, ask('wrong'), { waitMs: 3_000 });
+    expect(refused.raw).not.toContain('100 Continue');
+    expect(refused.response?.status).toBe(401);
+    expect(refused.closed).toBe(true);
+
+    const accepted = await rawExchange(
+      port,
+      (socket) => {
+        socket.write(ask(TOKEN));
+        socket.once('data', (chunk: Buffer) => {
+          if (chunk.toString('latin1').startsWith('HTTP/1.1 100 Continue')) socket.write('{"indicator":"192.0.2.1"}');
+        });
+      },
+      { waitMs: 3_000 },
+    );
+    expect(accepted.raw).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 OK/);
+  });
+
   it('keeps a refused request without a body on its keep-alive connection', async () => {
     const { port } = await serve();
     const exchange = await rawExchange(port, 'GET /api/v1/feeds/status HTTP/1.1\r\nHost: x\r\n\r\n', {
