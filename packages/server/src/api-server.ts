@@ -22,12 +22,12 @@ import { Authenticator, type ServerAuthentication } from './auth/authenticator.j
 import { clientHealth, isReady } from './health/client-health.js';
 import { hostRequired, problemClientErrorHandler } from './http/client-errors.js';
 import { guardConnections } from './http/connection-guard.js';
-import { deferContinue } from './http/expect-continue.js';
 import {
   type ConnectionOptions,
   fastifyConnectionOptions,
   resolveConnectionOptions,
 } from './http/connection-options.js';
+import { deferContinue } from './http/expect-continue.js';
 import { PROBLEM_TYPES, type Problem, ProblemError, validationProblem } from './http/problem.js';
 import { closeIfBodyUnread } from './http/unread-body.js';
 import { ServerMetrics } from './metrics/server-metrics.js';
