@@ -14,7 +14,6 @@ import Fastify, {
   type FastifyRequest,
   LogController,
 } from 'fastify';
-import { parse as secureJsonParse } from 'secure-json-parse';
 import type { z } from 'zod';
 import { type AuthFailureLimit, AuthFailureLimiter } from './auth/auth-failure-limiter.js';
 import { authenticateRoutes } from './auth/authentication-hook.js';
@@ -28,8 +27,10 @@ import {
   resolveConnectionOptions,
 } from './http/connection-options.js';
 import { deferContinue } from './http/expect-continue.js';
+import { DEFAULT_JSON_DEPTH_LIMIT, jsonBodyParser } from './http/json-body-parser.js';
 import { PROBLEM_TYPES, type Problem, ProblemError, validationProblem } from './http/problem.js';
 import { closeIfBodyUnread } from './http/unread-body.js';
+import { reportedIssues } from './http/validation-issues.js';
 import { ServerMetrics } from './metrics/server-metrics.js';
 import { openApiDocument } from './openapi/document.js';
 import * as S from './schemas.js';
@@ -59,6 +60,11 @@ export interface APIServerOptions extends ConnectionOptions {
    * Off by default: a line per request is costly and rarely wanted; errors are logged either way.
    */
   logRequests?: boolean;
+  /**
+   * Deepest nesting of arrays and objects in a request body (default 32): a deeper body gets 400 before it is
+   * parsed. (Alert `metadata` is also capped at 64 KiB as JSON, by core.)
+   */
+  jsonDepthLimit?: number;
 }
 
 interface Mounted {
@@ -106,6 +112,7 @@ export class APIServer {
       bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
       batchLimit: options.batchLimit ?? DEFAULT_BATCH_LIMIT,
       logRequests: options.logRequests ?? false,
+      jsonDepthLimit: wholeNumberOption('jsonDepthLimit', options.jsonDepthLimit, DEFAULT_JSON_DEPTH_LIMIT, 1),
     };
     this.#connections = resolveConnectionOptions(options);
     this.#authFailures = new AuthFailureLimiter(options.authFailureLimit);
@@ -180,31 +187,13 @@ export class APIServer {
     // A body is invited (100 Continue) only once its request is authenticated.
     deferContinue(app.server);
 
-    // fastify's own JSON parser answers every refusal as "invalid JSON"; this one says when the JSON was fine but
-    // carried a "__proto__" key (refused: prototype pollution). A "constructor" key is kept: JSON.parse makes it a
-    // plain data property, and alert metadata must not lose it.
+    // Depth and duplicate keys are refused before the parse, a "__proto__" key by it; see json-body-parser.ts.
     app.removeContentTypeParser('application/json');
-    app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-      try {
-        done(null, secureJsonParse(body as string, { protoAction: 'error', constructorAction: 'ignore' }));
-      } catch (error) {
-        const proto = error instanceof SyntaxError && /prototype property/.test(error.message);
-        const problem: Problem = proto
-          ? {
-              type: PROBLEM_TYPES.validation,
-              title: 'Request validation failed',
-              status: 400,
-              detail: 'the request body has a "__proto__" key, which is refused (prototype pollution); rename it',
-            }
-          : {
-              type: PROBLEM_TYPES.malformedJson,
-              title: 'Malformed JSON',
-              status: 400,
-              detail: body === '' ? 'the request body is empty' : 'the request body is not valid JSON',
-            };
-        done(Object.assign(new ProblemError(problem), { statusCode: 400 }), undefined);
-      }
-    });
+    app.addContentTypeParser(
+      'application/json',
+      { parseAs: 'string' },
+      jsonBodyParser({ maxDepth: this.#options.jsonDepthLimit }),
+    );
 
     // Responses are written in the event loop's check phase, together, instead of one by one as each handler
     // finishes: under load the requests read in one poll phase are answered in one burst, which costs the kernel
@@ -463,13 +452,7 @@ function toScan(c: CorrelationResult): z.infer<typeof S.ScanResponse> {
 function parse<T extends z.ZodType>(schema: T, value: unknown, subject: string): z.infer<T> {
   const result = schema.safeParse(value ?? {});
   if (result.success) return result.data;
-  throw validationProblem(
-    subject,
-    result.error.issues.map((issue) => ({
-      path: issue.path.map(String).join('.') || (issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : ''),
-      message: issue.code === 'unrecognized_keys' ? 'unknown field' : issue.message,
-    })),
-  );
+  throw validationProblem(subject, reportedIssues(result.error.issues));
 }
 
 /** The problem a threatlib error means, or undefined for anything else. */
@@ -582,4 +565,13 @@ function docsPage(document: Record<string, unknown>): string {
 
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** A whole-number option at least `min`, or its default. @throws {RangeError} naming the option. */
+function wholeNumberOption(name: string, value: number | undefined, fallback: number, min: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < min) {
+    throw new RangeError(`APIServer: ${name} must be a whole number, ${min} or more; got ${String(value)}`);
+  }
+  return value;
 }

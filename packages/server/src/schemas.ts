@@ -1,4 +1,5 @@
 import {
+  ALERT_METADATA_MAX_BYTES,
   AlertFieldsSchema,
   AlertSchema,
   FEED_STATUSES,
@@ -66,11 +67,38 @@ export const JsonValue: z.ZodType<JsonValue> = z
  * alert is stored.
  */
 export const AlertCreate = AlertFieldsSchema.extend({
+  // The size is checked before the value is walked: a 1 MiB body of tiny values costs the schema far more than a
+  // serialisation does, and is refused either way.
   metadata: z
-    .record(jsonKey, JsonValue)
+    .preprocess(
+      (value, ctx) => {
+        const bytes = jsonBytes(value);
+        if (bytes > ALERT_METADATA_MAX_BYTES) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `at most ${ALERT_METADATA_MAX_BYTES} bytes as JSON; this is ${bytes}`,
+            input: undefined,
+          });
+        }
+        return value;
+      },
+      z.record(jsonKey, JsonValue),
+    )
     .optional()
-    .meta({ description: 'Any JSON object, kept as given; no key may be "__proto__"' }),
+    .meta({
+      description: `Any JSON object of at most ${ALERT_METADATA_MAX_BYTES} bytes as JSON, kept as given; no key may be "__proto__"`,
+    }),
 }).meta({ id: 'AlertCreate' });
+
+/** A value's size as JSON in UTF-8 bytes (0 for what JSON cannot hold; the schema refuses that anyway). */
+function jsonBytes(value: unknown): number {
+  try {
+    const json = JSON.stringify(value);
+    return json === undefined ? 0 : Buffer.byteLength(json, 'utf8');
+  } catch {
+    return 0;
+  }
+}
 
 export const FeedResult = z
   .object({
