@@ -19,6 +19,8 @@ import { type AuthFailureLimit, AuthFailureLimiter } from './auth/auth-failure-l
 import { authenticateRoutes } from './auth/authentication-hook.js';
 import { Authenticator, type ServerAuthentication } from './auth/authenticator.js';
 import { clientHealth, isReady } from './health/client-health.js';
+import { chargeBatchItems, type RequestLimiter } from './http/batch-rate-cost.js';
+import { DEFAULT_PAGE_BYTES, pageWithinBudget } from './http/budgeted-page.js';
 import { hostRequired, problemClientErrorHandler } from './http/client-errors.js';
 import { guardConnections } from './http/connection-guard.js';
 import {
@@ -65,6 +67,11 @@ export interface APIServerOptions extends ConnectionOptions {
    * parsed. (Alert `metadata` is also capped at 64 KiB as JSON, by core.)
    */
   jsonDepthLimit?: number;
+  /**
+   * Most bytes in one page of `GET /alerts` (default 1 MiB): a page ends early, with its `nextCursor`, when the next
+   * alert would pass it (a page always holds at least one alert).
+   */
+  alertPageBytes?: number;
 }
 
 interface Mounted {
@@ -102,6 +109,7 @@ export class APIServer {
   #app: FastifyInstance | undefined;
   #logsToClient = false;
   #address: string | undefined;
+  #batchLimiter: RequestLimiter | undefined;
 
   constructor(options: APIServerOptions = {}) {
     this.#options = {
@@ -113,6 +121,7 @@ export class APIServer {
       batchLimit: options.batchLimit ?? DEFAULT_BATCH_LIMIT,
       logRequests: options.logRequests ?? false,
       jsonDepthLimit: wholeNumberOption('jsonDepthLimit', options.jsonDepthLimit, DEFAULT_JSON_DEPTH_LIMIT, 1),
+      alertPageBytes: wholeNumberOption('alertPageBytes', options.alertPageBytes, DEFAULT_PAGE_BYTES, 1),
     };
     this.#connections = resolveConnectionOptions(options);
     this.#authFailures = new AuthFailureLimiter(options.authFailureLimit);
@@ -287,6 +296,8 @@ export class APIServer {
       reply.type(this.#metrics.registry.contentType).send(await this.#metrics.registry.metrics()),
     );
 
+    // The same counters as every route's limit: a batch is charged one request per indicator.
+    this.#batchLimiter = app.createRateLimit();
     for (const mounted of this.#mounted) {
       await app.register(async (scope) => this.#routes(scope, mounted), { prefix: mounted.prefix });
     }
@@ -340,6 +351,7 @@ export class APIServer {
         });
       }
       const body = parse(S.BatchRequest, request.body, 'request body');
+      if (this.#batchLimiter) await chargeBatchItems(this.#batchLimiter, request, body.indicators.length);
       const results = await Promise.all(
         body.indicators.map(async (item) => {
           const { indicator, type } = typeof item === 'string' ? { indicator: item, type: undefined } : item;
@@ -363,16 +375,30 @@ export class APIServer {
 
     app.get('/feeds/status', async () => ({ feeds: client.feedStatus() }));
 
-    app.get('/alerts', async (request) => {
+    const alertQuery = (query: z.infer<typeof S.AlertsQuery>) => ({
+      ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
+      ...(query.minSeverity === undefined ? {} : { minSeverity: query.minSeverity }),
+      ...(query.since === undefined ? {} : { since: new Date(query.since) }),
+    });
+    // HEAD gives GET's status and headers without building the listing: one alert is asked for, which checks the
+    // cursor and filters as GET would.
+    app.head('/alerts', async (request, reply) => {
       const query = parse(S.AlertsQuery, request.query, 'query');
-      return client.alerts.list({
-        limit: query.limit,
-        ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
-        ...(query.minSeverity === undefined ? {} : { minSeverity: query.minSeverity }),
-        ...(query.since === undefined ? {} : { since: new Date(query.since) }),
-      });
+      await client.alerts.list({ ...alertQuery(query), limit: 1 });
+      return reply.type('application/json; charset=utf-8').send();
+    });
+    // A page holds at most alertPageBytes: it ends early, with its cursor, when the next alert would pass them.
+    app.get('/alerts', async (request, reply) => {
+      const query = parse(S.AlertsQuery, request.query, 'query');
+      const page = await pageWithinBudget(
+        (limit) => client.alerts.list({ ...alertQuery(query), limit }),
+        query.limit,
+        this.#options.alertPageBytes,
+      );
+      return reply.type('application/json; charset=utf-8').send(page);
     });
 
+    // Stored and delivered to every started integration in the background, as client.alerts.add does.
     app.post('/alerts', async (request, reply) => {
       const body = parse(S.AlertCreate, request.body, 'request body');
       const alert = await client.alerts.add(body);

@@ -41,9 +41,21 @@ export const CorrelateRequest = z
   .strictObject({ indicator: indicatorText, type: indicatorType.optional() })
   .meta({ id: 'CorrelateRequest' });
 
+/**
+ * A query parameter that is a whole number written in decimal digits: `z.coerce.number()` reads `0x10` as 16, `1e1`
+ * as 10, ` 5` as 5 and an empty value as 0.
+ */
+const decimal = (schema: z.ZodNumber) =>
+  z.preprocess((value, ctx) => {
+    if (typeof value !== 'string') return value;
+    if (/^[0-9]{1,15}$/.test(value)) return Number(value);
+    ctx.addIssue({ code: 'custom', message: 'expected a whole number in decimal digits (0-9 only)', input: value });
+    return value;
+  }, schema);
+
 export const AlertsQuery = z
   .strictObject({
-    limit: z.coerce.number().int().min(1).max(500).default(50),
+    limit: decimal(z.int().min(1).max(500)).default(50),
     cursor: z.string().max(100).optional(),
     minSeverity: SeveritySchema.optional().meta({
       description: 'Only alerts at least this severe: informational, low, medium, high or critical (any case)',
