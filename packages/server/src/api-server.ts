@@ -16,9 +16,10 @@ import Fastify, {
 } from 'fastify';
 import type { z } from 'zod';
 import { type AuthFailureLimit, AuthFailureLimiter } from './auth/auth-failure-limiter.js';
-import { authenticateRoutes } from './auth/authentication-hook.js';
+import { authenticateRoutes, authenticationHook } from './auth/authentication-hook.js';
 import { Authenticator, type ServerAuthentication } from './auth/authenticator.js';
-import { clientHealth, isReady } from './health/client-health.js';
+import { type ClientHealth, clientHealth, isReady } from './health/client-health.js';
+import { DEFAULT_HEALTH_CACHE_MS, ProbeCache } from './health/probe-cache.js';
 import { chargeBatchItems, type RequestLimiter } from './http/batch-rate-cost.js';
 import { DEFAULT_PAGE_BYTES, pageWithinBudget } from './http/budgeted-page.js';
 import { hostRequired, problemClientErrorHandler } from './http/client-errors.js';
@@ -31,9 +32,11 @@ import {
 import { deferContinue } from './http/expect-continue.js';
 import { DEFAULT_JSON_DEPTH_LIMIT, jsonBodyParser } from './http/json-body-parser.js';
 import { PROBLEM_TYPES, type Problem, ProblemError, validationProblem } from './http/problem.js';
+import { securityHeaders } from './http/security-headers.js';
 import { closeIfBodyUnread } from './http/unread-body.js';
 import { reportedIssues } from './http/validation-issues.js';
 import { ServerMetrics } from './metrics/server-metrics.js';
+import { DOCS_CONTENT_TYPE, DOCS_CSP, docsPage } from './openapi/docs-page.js';
 import { openApiDocument } from './openapi/document.js';
 import * as S from './schemas.js';
 
@@ -72,6 +75,14 @@ export interface APIServerOptions extends ConnectionOptions {
    * alert would pass it (a page always holds at least one alert).
    */
   alertPageBytes?: number;
+  /** How long `GET /health` reuses a probe of the clients, in ms (default 5000; 0 probes on every request). */
+  healthCacheMs?: number;
+  /**
+   * Whether `/health` and `/metrics` need the API's credentials (the first mounted client's, which include the
+   * server's bearer tokens). Default false: open, for probes and scrapers on loopback; turn it on when the server
+   * listens beyond loopback and the probes can send a token.
+   */
+  protectProbes?: boolean;
 }
 
 interface Mounted {
@@ -109,6 +120,7 @@ export class APIServer {
   #app: FastifyInstance | undefined;
   #logsToClient = false;
   #address: string | undefined;
+  readonly #healthProbe: ProbeCache<ClientHealth[]>;
   #batchLimiter: RequestLimiter | undefined;
 
   constructor(options: APIServerOptions = {}) {
@@ -122,7 +134,10 @@ export class APIServer {
       logRequests: options.logRequests ?? false,
       jsonDepthLimit: wholeNumberOption('jsonDepthLimit', options.jsonDepthLimit, DEFAULT_JSON_DEPTH_LIMIT, 1),
       alertPageBytes: wholeNumberOption('alertPageBytes', options.alertPageBytes, DEFAULT_PAGE_BYTES, 1),
+      healthCacheMs: wholeNumberOption('healthCacheMs', options.healthCacheMs, DEFAULT_HEALTH_CACHE_MS, 0),
+      protectProbes: options.protectProbes ?? false,
     };
+    this.#healthProbe = new ProbeCache(() => this.#probeClients(), { ttlMs: this.#options.healthCacheMs });
     this.#connections = resolveConnectionOptions(options);
     this.#authFailures = new AuthFailureLimiter(options.authFailureLimit);
     this.#metrics = new ServerMetrics(() => this.#mounted);
@@ -204,6 +219,14 @@ export class APIServer {
       jsonBodyParser({ maxDepth: this.#options.jsonDepthLimit }),
     );
 
+    // Every answer, errors included, carries the hardening headers (nosniff, CSP, frame options, no-store...): set
+    // first, in one call, before any hook can answer.
+    const hardening = securityHeaders();
+    app.addHook('onRequest', (_request, reply, done) => {
+      reply.headers(hardening);
+      done();
+    });
+
     // Responses are written in the event loop's check phase, together, instead of one by one as each handler
     // finishes: under load the requests read in one poll phase are answered in one burst, which costs the kernel
     // (and the peers it wakes) far less per response. An idle server answers in the same loop turn as before.
@@ -274,6 +297,7 @@ export class APIServer {
       prefixes: this.#mounted.map((m) => m.prefix),
       batchLimit: this.#options.batchLimit,
       bodyLimit: this.#options.bodyLimit,
+      protectProbes: this.#options.protectProbes,
       security: [
         ...(this.#options.authentication?.type === 'bearer' ||
         this.#mounted.some((m) => ['jwt', 'oauth2'].includes(m.client.config.security.authentication?.type ?? ''))
@@ -285,14 +309,30 @@ export class APIServer {
       ],
     });
     app.get('/openapi.json', { config: { rateLimit: false } }, async () => document);
+    const docsCsp = securityHeaders(DOCS_CSP)['content-security-policy'] as string;
     app.get('/docs', { config: { rateLimit: false } }, async (_request, reply) =>
-      reply.type('text/html').send(docsPage(document)),
+      reply.type(DOCS_CONTENT_TYPE).header('content-security-policy', docsCsp).send(docsPage(document)),
     );
-    app.get('/health', { config: { rateLimit: false } }, async (_request, reply) => {
+    // Probes are not rate-limited (a scraper polls); with protectProbes they take the API's credentials, and a
+    // wrong one counts toward the address's failed-authentication block as it does on the API.
+    const [first] = this.#mounted;
+    const probes = {
+      config: { rateLimit: false as const },
+      ...(this.#options.protectProbes && first
+        ? {
+            onRequest: authenticationHook({
+              authenticator: first.authenticator,
+              failures: this.#authFailures,
+              refuse: (error, request, reply) => this.#sendError(error, request, reply),
+            }),
+          }
+        : {}),
+    };
+    app.get('/health', probes, async (_request, reply) => {
       const health = await this.#health();
       return reply.code(health.ready ? 200 : 503).send(health);
     });
-    app.get('/metrics', { config: { rateLimit: false } }, async (_request, reply) =>
+    app.get('/metrics', probes, async (_request, reply) =>
       reply.type(this.#metrics.registry.contentType).send(await this.#metrics.registry.metrics()),
     );
 
@@ -406,8 +446,13 @@ export class APIServer {
     });
   }
 
+  /** Each mounted client's health: a cache round trip and a call to each integration, so reused for a while. */
+  #probeClients(): Promise<ClientHealth[]> {
+    return Promise.all(this.#mounted.map(({ prefix, client }) => clientHealth(prefix, client)));
+  }
+
   async #health() {
-    const clients = await Promise.all(this.#mounted.map(({ prefix, client }) => clientHealth(prefix, client)));
+    const clients = await this.#healthProbe.get();
     const ready = clients.every(isReady);
     const degraded = clients.some((c) => c.checked && c.health !== 'healthy');
     return {
@@ -571,26 +616,6 @@ function fastifyProblem(error: FastifyError): Problem | undefined {
       }
       return undefined;
   }
-}
-
-function docsPage(document: Record<string, unknown>): string {
-  const paths = document.paths as Record<string, Record<string, { summary?: string }>>;
-  const rows = Object.entries(paths)
-    .flatMap(([path, ops]) =>
-      Object.entries(ops).map(
-        ([method, op]) =>
-          `<tr><td><code>${method.toUpperCase()}</code></td><td><code>${escapeHtml(path)}</code></td><td>${escapeHtml(op.summary ?? '')}</td></tr>`,
-      ),
-    )
-    .join('\n');
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>threatlib API</title>
-<style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto}td{padding:.3rem .6rem;border-bottom:1px solid #ddd}</style>
-</head><body><h1>threatlib API</h1><p>The machine-readable description is <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1). Errors are RFC 9457 problem documents.</p>
-<table>${rows}</table></body></html>`;
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 /** A whole-number option at least `min`, or its default. @throws {RangeError} naming the option. */

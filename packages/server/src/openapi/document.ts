@@ -57,7 +57,9 @@ const COMMON_ERRORS = {
 };
 
 const BODY_ERRORS = {
-  '400': problem('Malformed JSON, a field of the wrong type, or an invalid indicator'),
+  '400': problem(
+    'Malformed JSON, JSON nested too deep or with a key twice in one object, a field of the wrong type, or an invalid indicator',
+  ),
   '413': problem('The body (or the batch) is larger than the server accepts'),
   '415': problem('The body is not application/json'),
 };
@@ -68,6 +70,8 @@ export interface OpenApiOptions {
   batchLimit: number;
   bodyLimit: number;
   security: ReadonlyArray<'bearer' | 'basic'>;
+  /** Whether `/health` and `/metrics` need credentials (the server's `protectProbes`). */
+  protectProbes?: boolean;
 }
 
 /**
@@ -155,12 +159,15 @@ export function openApiDocument(options: OpenApiOptions): Record<string, unknown
       },
     };
   }
+  // Open probes say so with an empty security list; protected ones take the document's, and may answer 401.
+  const probeErrors = options.protectProbes ? COMMON_ERRORS : {};
   paths['/health'] = {
     get: {
       operationId: 'health',
       summary: 'Liveness and readiness, with feed, cache, vault and integration health',
-      security: [],
+      ...(options.protectProbes ? {} : { security: [] }),
       responses: {
+        ...probeErrors,
         '200': { description: 'Ready', content: json('HealthResponse') },
         '503': { description: 'Alive but not ready', content: json('HealthResponse') },
       },
@@ -170,8 +177,9 @@ export function openApiDocument(options: OpenApiOptions): Record<string, unknown
     get: {
       operationId: 'metrics',
       summary: 'Prometheus metrics',
-      security: [],
+      ...(options.protectProbes ? {} : { security: [] }),
       responses: {
+        ...probeErrors,
         '200': {
           description: 'Prometheus text exposition format',
           content: { 'text/plain': { schema: { type: 'string' } } },
