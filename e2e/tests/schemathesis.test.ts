@@ -71,11 +71,13 @@ describe.skipIf(!e2e)('schemathesis against the REST server', () => {
       },
       { env: false },
     );
-    // The rate limit has its own tests; here it would only stop the fuzzer after the first few hundred requests.
+    // The rate limit and the failed-authentication block have their own tests; here they would only stop the fuzzer
+    // after the first few hundred requests (or the first ten it sends without a valid token).
     server = new APIServer({
       port: 0,
       authentication: { type: 'bearer', tokens: [TOKEN] },
       rateLimit: { max: 1_000_000, windowMs: 60_000 },
+      authFailureLimit: { max: 1_000_000 },
     });
     server.mount('/api/v1', client);
     address = await server.start();

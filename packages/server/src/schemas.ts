@@ -100,7 +100,13 @@ export const AlertCreate = AlertFieldsSchema.extend({
     .meta({
       description: `Any JSON object of at most ${ALERT_METADATA_MAX_BYTES} bytes as JSON, kept as given; no key may be "__proto__"`,
     }),
-}).meta({ id: 'AlertCreate' });
+}).meta({
+  id: 'AlertCreate',
+  // The rules between fields that core's AlertInputSchema applies, stated for clients (and the fuzzer): a severity
+  // or something to derive it from, and one of the two forms, not both.
+  anyOf: [{ required: ['severity'] }, { required: ['correlation'] }, { required: ['riskScore'] }],
+  not: { required: ['indicator', 'indicators'] },
+});
 
 /** A value's size as JSON in UTF-8 bytes (0 for what JSON cannot hold; the schema refuses that anyway). */
 function jsonBytes(value: unknown): number {
