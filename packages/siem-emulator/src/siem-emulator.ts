@@ -1,0 +1,32 @@
+import { type SiemEmulator, type SiemEmulatorOptions, startEmulatorServer } from './emulator.js';
+import type { VendorEmulator } from './vendor.js';
+
+/**
+ * The emulated vendors, by name, each with what it received and its scripted state. Every vendor file adds its
+ * entry here and in {@link startSiemEmulator}.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: each vendor adds its field as it lands.
+export interface EmulatedVendors {}
+
+/** Options of {@link startSiemEmulator}: the server's, and each vendor's. */
+export interface StartSiemEmulatorOptions extends SiemEmulatorOptions {}
+
+/** A running emulator with every vendor on it. */
+export type RunningSiemEmulator = SiemEmulator & EmulatedVendors;
+
+/**
+ * Starts one HTTPS server (the bundled test certificate; trust `TEST_CA`) on 127.0.0.1 with every emulated vendor,
+ * each reached by its API's own paths.
+ *
+ * @example
+ * ```ts
+ * const emulator = await startSiemEmulator();
+ * // new SIEMConnector({ platform: 'siem_a', host: emulator.host, port: emulator.port, tls: { ca: TEST_CA }, ... })
+ * await emulator.close();
+ * ```
+ */
+export async function startSiemEmulator(options: StartSiemEmulatorOptions = {}): Promise<RunningSiemEmulator> {
+  const vendors: EmulatedVendors = {};
+  const server = await startEmulatorServer(Object.values(vendors) as VendorEmulator[], options);
+  return Object.assign(server, vendors);
+}

@@ -1,0 +1,122 @@
+import type { Alert, Case, Clock, EnrichedIndicator, IndicatorRecord, Logger } from '@threatlib/core';
+import type { z } from 'zod';
+import type { ResolvedCommonOptions } from '../connector/connector-options.js';
+import type { SiemOperation } from '../connector/siem-error.js';
+import type { SiemErrors } from '../connector/siem-errors.js';
+import type { SiemHttp } from '../connector/siem-http.js';
+import type { PlatformId } from './platform-id.js';
+
+/**
+ * The contract between `SIEMConnector` and one platform. The connector owns everything common: options (the common
+ * ones validated with the platform's `optionsShape`), the HTTPS policy and TLS, the timeout of each attempt, retries
+ * (only errors whose `isRetryable` is true, waiting for `retryAfterMs` when the SIEM asked), batching of alerts to
+ * `limits`, and scrubbing every secret from error messages. A platform speaks its vendor's API, one attempt per
+ * call, and maps every answer that is not a success to a `SiemError` subclass made with `settings.errors`:
+ *
+ * - refused credentials → `errors.authentication(reason)` (never retried);
+ * - no connection → `SiemUnreachableError` (`settings.http` does it; an SDK's network errors go through
+ *   `errors.fromNetwork`);
+ * - anything else → `errors.request(message, {statusCode, siemCode, isRetryable, retryAfterMs})`.
+ *
+ * A platform never retries by itself and never puts a secret into an error (the connector scrubs the ones it knows,
+ * but a platform that derives one, such as an OAuth access token, lists it with `settings.secrets.add`).
+ */
+export interface SiemPlatform {
+  /** What one request may carry; the connector splits `sendAlerts` into batches within them. */
+  readonly limits: PlatformLimits;
+  /**
+   * Delivers a batch of alerts (at most `limits.maxBatchAlerts`, about `limits.maxBatchBytes` as JSON) in as few
+   * requests as the API allows, all-or-nothing where the API is; resolves with what the SIEM acknowledged.
+   */
+  sendAlerts(batch: readonly Alert[], call: PlatformCall): Promise<DeliveryReceipt>;
+  /** Opens a case (or the platform's nearest thing, documented in the README) and resolves with the SIEM's id for it. */
+  createCase(input: Case, call: PlatformCall): Promise<string>;
+  /**
+   * What the SIEM has seen of an indicator: first and last time, how many events, a risk score. An indicator the SIEM
+   * never saw resolves with `associatedEvents: 0`, `riskScore: 0` and both times set to the time of the search.
+   */
+  enrichIndicator(indicator: IndicatorRecord, call: PlatformCall): Promise<EnrichedIndicator>;
+  /**
+   * Checks that the SIEM answers and accepts the credentials, with the cheapest authenticated calls the API has.
+   * Rejects with `SiemAuthenticationError` (the SIEM's reason) or `SiemUnreachableError`.
+   */
+  testConnection(call: PlatformCall): Promise<ConnectionReport>;
+  /** Releases what the platform holds besides the connector's HTTP agent (an SDK client). */
+  close?(): Promise<void>;
+}
+
+/** What one request to the platform may carry. */
+export interface PlatformLimits {
+  /** Most alerts in one `sendAlerts` call. */
+  maxBatchAlerts: number;
+  /** Most bytes of alerts, measured as their JSON, in one `sendAlerts` call. */
+  maxBatchBytes: number;
+}
+
+/** One attempt of one connector call. */
+export interface PlatformCall {
+  readonly operation: SiemOperation;
+  /** Aborts when the attempt's `timeout` has elapsed or the caller gave up: pass it to every request. */
+  readonly signal: AbortSignal;
+  /** 1 for the first attempt. */
+  readonly attempt: number;
+  /** Makers of the connector's errors, with the platform and this operation filled in. */
+  readonly errors: SiemErrors;
+}
+
+/** What the SIEM acknowledged for a batch (kept on the alert's delivery record by the client: JSON only, no secret). */
+export interface DeliveryReceipt {
+  /** How many alerts it accepted. */
+  accepted: number;
+  /** The platform, so a delivery record says where the alert went. */
+  platform: PlatformId;
+  [detail: string]: unknown;
+}
+
+/** What `testConnection` resolves with. */
+export interface ConnectionReport {
+  platform: PlatformId;
+  /** The SIEM's version or build, when the API tells it. */
+  version?: string;
+  /** Each check made, with what it found (`collector: HEC is healthy`). */
+  checks: Record<string, string>;
+}
+
+/** What a platform is made with. */
+export interface PlatformSettings<Options> {
+  /** The connector's options: the common ones resolved, and the platform's own as its `optionsShape` parsed them. */
+  readonly options: ResolvedCommonOptions & Options;
+  /** Requests over the connector's undici agent (its TLS options), to `options.host:options.port` by default. */
+  readonly http: SiemHttp;
+  /** Values never to show in an error or a log line; add any the platform derives (an access token). */
+  readonly secrets: Set<string>;
+  readonly logger: Logger;
+  readonly clock: Clock;
+}
+
+/**
+ * One platform as the connector knows it before choosing: its identity, its own options and how to make it.
+ *
+ * @example
+ * ```ts
+ * export const splunk: PlatformDefinition<typeof SPLUNK_OPTIONS> = {
+ *   id: 'siem_a', vendor: 'Splunk', status: 'production', defaultPort: 8089,
+ *   optionsShape: SPLUNK_OPTIONS,
+ *   secretsOf: (options) => [options.hec?.token],
+ *   create: (settings) => new SplunkPlatform(settings),
+ * };
+ * ```
+ */
+export interface PlatformDefinition<Shape extends z.core.$ZodLooseShape = z.core.$ZodLooseShape> {
+  readonly id: PlatformId;
+  /** The product's name, for messages (`Splunk`). */
+  readonly vendor: string;
+  readonly status: 'production' | 'beta';
+  /** `port` when the options leave it out. */
+  readonly defaultPort: number;
+  /** The platform's own options (validated with the common ones, unknown keys refused). */
+  readonly optionsShape: Shape;
+  /** Secrets among the platform's own options (the connector already knows `credentials`). */
+  secretsOf?(options: z.output<z.ZodObject<Shape>>): ReadonlyArray<string | undefined>;
+  create(settings: PlatformSettings<z.output<z.ZodObject<Shape>>>): SiemPlatform;
+}
