@@ -1,5 +1,6 @@
 import type { Severity } from '../records/severity.js';
 import type { Alert, AlertInput } from './alert.js';
+import type { AlertDelivery } from './alert-delivery.js';
 
 /** Filters and paging for {@link AlertStore.list}. */
 export interface AlertQuery {
@@ -34,6 +35,14 @@ export interface AlertStore {
   add(input: AlertInput): Promise<Alert>;
   get(id: string): Promise<Alert | undefined>;
   list(query?: AlertQuery): Promise<AlertPage>;
+  /**
+   * Replaces the `deliveries` of the alert stored under `id` (the client calls it as each delivery to an integration
+   * progresses) and resolves with the updated alert, or undefined when the store no longer holds it. Nothing else
+   * of the alert changes.
+   *
+   * @throws {ValidationError} when a delivery is not an `AlertDeliverySchema` record.
+   */
+  updateDeliveries(id: string, deliveries: readonly AlertDelivery[]): Promise<Alert | undefined>;
   /** Releases connections; the store is not used afterwards. */
   close?(): Promise<void>;
 }

@@ -1,8 +1,10 @@
+import { z } from 'zod';
 import { ValidationError } from '../errors/validation-error.js';
 import type { Logger } from '../logging/logger.js';
 import { parseRecord } from '../records/parse-record.js';
 import { SEVERITIES, severityRank } from '../records/severity.js';
 import { type Alert, type AlertInput, AlertInputSchema } from './alert.js';
+import { type AlertDelivery, AlertDeliverySchema } from './alert-delivery.js';
 import type { AlertPage, AlertQuery, AlertStore } from './alert-store.js';
 import { AlertDropLog, type MemoryAlertLimits, memoryAlertLimits, weighAlert } from './memory-alert-limits.js';
 
@@ -48,7 +50,7 @@ export interface MemoryAlertStoreStats {
  */
 export class MemoryAlertStore implements AlertStore {
   readonly #entries: Entry[] = [];
-  readonly #byId = new Map<string, Alert>();
+  readonly #byId = new Map<string, Entry>();
   #seq = 0;
   #bytes = 0;
   readonly #now: () => Date;
@@ -83,21 +85,65 @@ export class MemoryAlertStore implements AlertStore {
       this.#entries.length > 0 &&
       (this.#entries.length >= this.#limits.maxAlerts || this.#bytes + bytes > this.#limits.maxBytes)
     ) {
-      const oldest = this.#entries.shift() as Entry;
-      this.#byId.delete(oldest.alert.id);
-      this.#bytes -= oldest.bytes;
+      this.#drop(0);
       dropped++;
     }
-    const stored = JSON.parse(json) as Alert;
-    this.#entries.push({ alert: stored, time: Date.parse(alert.timestamp), seq: this.#seq++, bytes });
-    this.#byId.set(alert.id, stored);
+    const entry: Entry = {
+      alert: JSON.parse(json) as Alert,
+      time: Date.parse(alert.timestamp),
+      seq: this.#seq++,
+      bytes,
+    };
+    this.#entries.push(entry);
+    this.#byId.set(alert.id, entry);
     this.#bytes += bytes;
     this.#drops.dropped(dropped);
     return alert;
   }
 
   async get(id: string): Promise<Alert | undefined> {
-    return this.#byId.get(id);
+    return this.#byId.get(id)?.alert;
+  }
+
+  /**
+   * Replaces the alert's deliveries, keeping its place. Its new weight counts against `maxBytes` like a new alert's:
+   * the alerts stored first (not this one) are dropped to make room, and deliveries that would make it larger than
+   * the whole store are refused.
+   */
+  async updateDeliveries(id: string, deliveries: readonly AlertDelivery[]): Promise<Alert | undefined> {
+    const parsed = parseRecord(DeliveriesSchema, deliveries, 'alert deliveries');
+    const entry = this.#byId.get(id);
+    if (!entry) return undefined;
+    const { json, bytes } = weighAlert({ ...entry.alert, deliveries: parsed });
+    if (bytes > this.#limits.maxBytes) {
+      throw new ValidationError('alert deliveries', [
+        {
+          path: '',
+          message: `the alert would be ${bytes} bytes as JSON, larger than the store holds (${this.#limits.maxBytes} bytes)`,
+        },
+      ]);
+    }
+    this.#bytes += bytes - entry.bytes;
+    entry.bytes = bytes;
+    entry.alert = JSON.parse(json) as Alert;
+    let dropped = 0;
+    for (let i = 0; this.#bytes > this.#limits.maxBytes && i < this.#entries.length; ) {
+      if (this.#entries[i] === entry) i++;
+      else {
+        this.#drop(i);
+        dropped++;
+      }
+    }
+    this.#drops.dropped(dropped);
+    return entry.alert;
+  }
+
+  /** Removes the entry at `index` of the insertion order. */
+  #drop(index: number): void {
+    const [gone] = this.#entries.splice(index, 1);
+    if (!gone) return;
+    this.#byId.delete(gone.alert.id);
+    this.#bytes -= gone.bytes;
   }
 
   async list(query: AlertQuery = {}): Promise<AlertPage> {
@@ -118,6 +164,8 @@ export class MemoryAlertStore implements AlertStore {
     };
   }
 }
+
+const DeliveriesSchema = z.array(AlertDeliverySchema).max(1000);
 
 /**
  * Validates an alert input (either documented form) and gives it an id (unless it has one), a timestamp and its

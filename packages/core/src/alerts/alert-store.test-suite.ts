@@ -1,0 +1,74 @@
+import { expect, it } from 'vitest';
+import { ValidationError } from '../errors/validation-error.js';
+import type { AlertInput } from './alert.js';
+import type { AlertDelivery } from './alert-delivery.js';
+import type { AlertStore } from './alert-store.js';
+
+/**
+ * The alert store compliance suite: what every `AlertStore` does, registered under the caller's `describe`. Pass a
+ * factory of fresh, empty stores.
+ *
+ * @example
+ * ```ts
+ * describe('MemoryAlertStore', () => alertStoreCompliance(() => new MemoryAlertStore()));
+ * ```
+ */
+export function alertStoreCompliance(makeStore: () => AlertStore | Promise<AlertStore>): void {
+  const documented = {
+    title: 'Malicious domain detected',
+    severity: 'High',
+    description: 'Domain flagged by threat intelligence',
+    indicators: [{ type: 'domain', value: 'malicious-site.com', confidence: 95 }],
+    timestamp: '2026-03-01T11:59:00.000Z',
+  } satisfies AlertInput;
+
+  it('stores the documented alert with an id and no deliveries, and gives it back by id', async () => {
+    const store = await makeStore();
+    const alert = await store.add(documented);
+    expect(alert).toEqual({ ...documented, severity: 'high', id: expect.any(String), deliveries: [] });
+    expect(await store.get(alert.id)).toEqual(alert);
+    expect(await store.get('no-such-alert')).toBeUndefined();
+    await store.close?.();
+  });
+
+  it('updateDeliveries replaces the deliveries and nothing else, and they list back', async () => {
+    const store = await makeStore();
+    const alert = await store.add(documented);
+    const deliveries: AlertDelivery[] = [
+      {
+        integration: 'siem',
+        status: 'delivered',
+        attempts: 2,
+        lastAttemptAt: '2026-03-01T12:00:00.000Z',
+        result: { id: 7 },
+      },
+      { integration: 'webhooks', status: 'failed', attempts: 4, lastError: 'HTTP 503' },
+    ];
+    const updated = await store.updateDeliveries(alert.id, deliveries);
+    expect(updated).toEqual({ ...alert, deliveries });
+    expect(await store.get(alert.id)).toEqual({ ...alert, deliveries });
+    expect((await store.list()).items).toEqual([{ ...alert, deliveries }]);
+    // The store keeps its own copy: changing the array given changes nothing stored.
+    (deliveries[1] as AlertDelivery).status = 'delivered';
+    expect((await store.get(alert.id))?.deliveries[1]?.status).toBe('failed');
+    await store.close?.();
+  });
+
+  it('updateDeliveries resolves undefined for an alert it does not hold', async () => {
+    const store = await makeStore();
+    expect(await store.updateDeliveries('no-such-alert', [])).toBeUndefined();
+    await store.close?.();
+  });
+
+  it('updateDeliveries refuses a delivery that is not a delivery record, naming the field', async () => {
+    const store = await makeStore();
+    const alert = await store.add(documented);
+    const error = await store
+      .updateDeliveries(alert.id, [{ integration: 'siem', status: 'sent', attempts: -1 } as never])
+      .catch((e: unknown) => e);
+    expect(ValidationError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(/\[0\]\.status: .*\[0\]\.attempts: /);
+    expect((await store.get(alert.id))?.deliveries).toEqual([]);
+    await store.close?.();
+  });
+}
