@@ -71,6 +71,13 @@ describe('requests the HTTP parser refuses', () => {
     expect(response.status).toBe(status);
     expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(response.headers.connection).toBe('close');
+    // The same hardening as every answer fastify writes.
+    expect(response.headers).toMatchObject({
+      'x-content-type-options': 'nosniff',
+      'x-frame-options': 'DENY',
+      'cache-control': 'no-store',
+      'content-security-policy': expect.stringContaining("default-src 'none'"),
+    });
     const problem = JSON.parse(response.body);
     expect(problem).toMatchObject({ type: `https://threatlib.dev/problems/${type}`, status });
     expect(problem.title).toEqual(expect.any(String));

@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { PROBLEM_TYPES, type Problem, ProblemError } from './problem.js';
+import { securityHeaders } from './security-headers.js';
 
 /** The error node's HTTP server hands to `clientError`: a parser error (`HPE_*`) or a timeout. */
 export interface ClientError extends Error {
@@ -57,15 +58,23 @@ const PARSER_REASONS: Record<string, string> = {
   HPE_CLOSED_CONNECTION: 'data arrived after a request that asked to close the connection',
 };
 
-/** The full HTTP/1.1 response carrying `problem`, closing the connection. */
+/** The hardening headers of every answer (`securityHeaders()`), as raw header lines; worked out on first use. */
+let hardeningLines: string | undefined;
+
+/**
+ * The full HTTP/1.1 response carrying `problem`, closing the connection, with the same hardening headers as every
+ * answer fastify writes (CSP, `nosniff`, frame options, `Cache-Control: no-store`, ...).
+ */
 export function rawProblemResponse(problem: Problem): string {
+  hardeningLines ??= Object.entries(securityHeaders())
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   const body = JSON.stringify(problem);
   return (
     `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status] ?? 'Error'}\r\n` +
     'Content-Type: application/problem+json; charset=utf-8\r\n' +
     `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-    'Cache-Control: no-store\r\n' +
-    'X-Content-Type-Options: nosniff\r\n' +
+    hardeningLines +
     'Connection: close\r\n' +
     '\r\n' +
     body
