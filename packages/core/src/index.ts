@@ -30,6 +30,7 @@ export { KvServerCache } from './cache/kvserver-cache.js';
 export { DEFAULT_MEMORY_CACHE_SIZE, MemoryCache } from './cache/memory-cache.js';
 export { parseSize } from './cache/size.js';
 export { EMBEDDED_DEFAULTS, EXIT as CONFIG_EXIT_CODES, runConfigCommand } from './cli/config-command.js';
+export type { AlertDeliveryCounts, ClientAlerts } from './client/alerting.js';
 export {
   type ClientState,
   type CorrelationResult,
@@ -50,6 +51,7 @@ export { CONFIG_FILE_NAMES, type LoadConfigOptions, loadConfig } from './config/
 export { mergeConfig } from './config/merge-config.js';
 export { parseConfig } from './config/parse-config.js';
 export {
+  type AlertingConfig,
   type ApiKeyConfig,
   type LoggingConfig,
   type PerformanceConfig,
@@ -130,6 +132,7 @@ export type {
   IntegrationContext,
   IntegrationHealth,
   IntegrationRegistry,
+  SendAlertOptions,
 } from './integrations/integration.js';
 export type { IntegrationFactory } from './integrations/integration-factory.js';
 export {

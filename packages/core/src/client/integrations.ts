@@ -24,6 +24,8 @@ export interface IntegrationEntry {
    * `integrations.<name>` and dropped by `stop()`, so the next `start()` builds it afresh.
    */
   readonly origin: 'registered' | 'configured';
+  /** The options it was made with (its delivery policy reads `retries` and `timeout` from them). */
+  readonly options: unknown;
   started: boolean;
 }
 
@@ -81,7 +83,7 @@ export class ClientIntegrations {
       });
     }
     const checked = checkContract(name, instance, 'register', `Integration "${name}"`);
-    this.#entries.set(name, { name, instance: checked, origin: 'registered', started: false });
+    this.#entries.set(name, { name, instance: checked, origin: 'registered', options, started: false });
     return checked;
   }
 
@@ -104,10 +106,10 @@ export class ClientIntegrations {
   }
 
   /** The integrations started and not stopped since, in start order: where alerts are delivered. */
-  started(): ReadonlyArray<{ name: string; instance: Integration }> {
+  started(): ReadonlyArray<{ name: string; instance: Integration; options: unknown }> {
     return this.entries()
       .filter((entry) => entry.started)
-      .map(({ name, instance }) => ({ name, instance }));
+      .map(({ name, instance, options }) => ({ name, instance, options }));
   }
 
   /**
@@ -184,7 +186,7 @@ export class ClientIntegrations {
     try {
       for (const { key, options } of wanted) {
         const instance = await this.#create(key, options, modules.get(INTEGRATION_PACKAGES[key].package));
-        this.#entries.set(key, { name: key, instance, origin: 'configured', started: false });
+        this.#entries.set(key, { name: key, instance, origin: 'configured', options, started: false });
         this.#options.logger.info(
           { category: 'integration', integration: key, package: INTEGRATION_PACKAGES[key].package },
           `integration "${key}" built from integrations.${key}`,

@@ -55,6 +55,7 @@ import { checkEndpoint } from '../security/endpoint-policy.js';
 import { Vault, type VaultSettings } from '../vault/vault.js';
 import { VaultLockedError } from '../vault/vault-locked-error.js';
 import { type VaultOptions, vaultClientConfig, vaultSettings } from '../vault/vault-options.js';
+import { ClientAlerting, type ClientAlerts } from './alerting.js';
 import type { CorrelationResult } from './correlation-result.js';
 import { ClientIntegrations } from './integrations.js';
 
@@ -69,7 +70,7 @@ export interface ThreatClientOptions {
   env?: Environment | false;
   /** Logger to use instead of the one `logging` describes (any pino-compatible logger). */
   logger?: Logger;
-  /** Alert store to use instead of the in-memory one. */
+  /** Alert store to use instead of the in-memory one (`client.alerts` keeps its alerts there). */
   alertStore?: AlertStore;
   /** Cache to use instead of the one `caching` describes, e.g. one shared by several clients. */
   cache?: CacheStore;
@@ -134,12 +135,17 @@ export class ThreatClient {
   readonly warnings: readonly ConfigWarning[];
   /** The client's logger. */
   readonly logger: Logger;
-  /** Where alerts are kept. */
-  readonly alerts: AlertStore;
+  /**
+   * The client's alerts: an alert store whose `add` also delivers the alert to every started integration, with
+   * `redeliver(id)` for deliveries that failed. The client adds one by itself for each threat it concludes (see
+   * `alerting`).
+   */
+  readonly alerts: ClientAlerts;
   /** The client's event bus; `on`, `once` and `off` are shortcuts to it. */
   readonly events: EventBus<ThreatEvents>;
 
   readonly #integrations: ClientIntegrations;
+  readonly #alerting: ClientAlerting;
   readonly #feeds = new FeedRegistry(BUILTIN_FEED_LIST);
   readonly #registeredSources: string[] = [];
   readonly #scheduler: FeedScheduler;
@@ -188,7 +194,7 @@ export class ThreatClient {
     for (const [event, handler] of Object.entries(this.config.events)) {
       if (handler) this.events.on(event as ThreatEventName, handler as ThreatEventHandler<ThreatEventName>);
     }
-    this.alerts = options.alertStore ?? new MemoryAlertStore({ logger: withCategory(this.logger, 'client') });
+    const alertStore = options.alertStore ?? new MemoryAlertStore({ logger: withCategory(this.logger, 'client') });
     this.#integrations = new ClientIntegrations({
       logger: this.logger,
       configured: () => this.config.integrations,
@@ -196,6 +202,14 @@ export class ThreatClient {
       load: options.loadIntegrationPackage ?? importIntegrationPackage,
     });
     this.#clock = clockOf(options);
+    this.#alerting = new ClientAlerting({
+      store: alertStore,
+      config: this.config,
+      clock: this.#clock,
+      logger: this.logger,
+      targets: () => this.#integrations.started(),
+    });
+    this.alerts = this.#alerting.alerts;
     this.#scheduler = new FeedScheduler({
       concurrency: this.config.performance.maxConcurrency,
       clock: this.#clock,
@@ -439,7 +453,7 @@ export class ThreatClient {
   /**
    * Asks every configured source that supports the indicator's type, concurrently within `maxConcurrency`, and
    * returns what each said. A warninglisted indicator is answered clean with no feed asked. Fires `threatFound`
-   * once if the correlation of the answers concludes a threat.
+   * once if the correlation of the answers concludes a threat, and raises its alert (see `alerting`).
    *
    * @throws {InvalidIndicatorError} when `indicator` is not a valid indicator.
    */
@@ -451,7 +465,8 @@ export class ThreatClient {
 
   /**
    * Scouts the indicator and combines the answers into one explainable verdict (see the README for the formula).
-   * Fires `threatFound` once when it concludes a threat, with `severity` = the risk score.
+   * Fires `threatFound` once when it concludes a threat, with `severity` = the risk score, and raises its alert: stored
+   * in `client.alerts` and delivered to every started integration in the background (see `alerting`).
    *
    * @throws {InvalidIndicatorError} when `indicator` is not a valid indicator.
    */
@@ -650,6 +665,8 @@ export class ThreatClient {
   async stop(): Promise<void> {
     if (this.#state === 'stopping') return;
     this.#state = 'stopping';
+    // Deliveries under way get a grace period while their integrations are still up; any cut short stays recorded.
+    await this.#alerting.stop();
     const failures = await this.#integrations.stop();
     await this.#closeResources();
     this.#vault?.lock('stop');
@@ -771,6 +788,8 @@ export class ThreatClient {
         .filter((c) => c.verdict === 'malicious' || c.verdict === 'suspicious')
         .map((c) => c.feed),
     });
+    // In the background: the scan does not wait for the alert to be stored or delivered.
+    this.#alerting.conclude(correlation);
   }
 
   async #closeResources(): Promise<void> {

@@ -3,6 +3,7 @@ import type { ThreatEventHandler, ThreatEventName } from '../events/threat-event
 import { BUILTIN_FEED_IDS } from '../feeds/feed-ids.js';
 import { LOG_CATEGORIES } from '../logging/categories.js';
 import { SYSLOG_FACILITIES, type SyslogFacilityName } from '../logging/rfc5424.js';
+import { SeveritySchema } from '../records/severity.js';
 
 /*
  * The one schema for every option of `new ThreatClient(config)`. Defaults live here and nowhere else, so the
@@ -493,6 +494,30 @@ const correlationSchema = z.strictObject({
   recencyHalfLifeDays: z.number().positive().default(180),
 });
 
+/**
+ * `alerting`: the alerts the client raises by itself. When a scout or correlation concludes a threat, the client
+ * stores one alert per indicator in its alert store and delivers it to every started integration (see the core
+ * README, "Alerts").
+ */
+const alertingSchema = z.strictObject({
+  /**
+   * Raise an alert when a threat is concluded (default true). False stops the automatic alerts only: alerts given
+   * to `client.alerts.add` or `POST /alerts` are still stored and delivered.
+   */
+  enabled: z.boolean().default(true),
+  /**
+   * The least severity an automatic alert needs (default `informational`: every threat concluded); the severity
+   * comes from the risk score (`severityForRiskScore`: 9–10 critical, 7–8 high, 4–6 medium, 2–3 low, 1
+   * informational). Any case.
+   */
+  minSeverity: SeveritySchema.default('informational'),
+  /**
+   * The same indicator concluded again within this many ms raises no second alert (default 3600000, one hour; 0
+   * raises one at every conclusion).
+   */
+  dedupeWindowMs: milliseconds.max(2_592_000_000, { error: 'at most 30 days (2592000000 ms)' }).default(3_600_000),
+});
+
 /** An integration's own options: its package validates them; core only requires an object. */
 const integrationOptions = z.record(z.string(), z.unknown(), { error: 'expected an object of integration options' });
 
@@ -572,6 +597,7 @@ export const ThreatConfigSchema = z
         error: 'two lists have the same name',
       }),
     correlation: correlationSchema.prefault({}),
+    alerting: alertingSchema.prefault({}),
   })
   .superRefine((config, ctx) => {
     if (config.sources.length === 0 && config.lists.length === 0) {
@@ -607,5 +633,7 @@ export type SecurityConfig = ResolvedConfig['security'];
 export type PerformanceConfig = ResolvedConfig['performance'];
 /** One entry of `lists`, resolved. */
 export type LocalListConfig = ResolvedConfig['lists'][number];
+/** The resolved `alerting` options. */
+export type AlertingConfig = ResolvedConfig['alerting'];
 /** A correlation strategy name. */
 export type Strategy = (typeof STRATEGIES)[number];

@@ -38,15 +38,26 @@ export interface Integration {
   health?(): Promise<IntegrationHealth> | IntegrationHealth;
   /**
    * Delivers an alert to the system the integration talks to; resolves with that system's answer. The client hands
-   * over a stored {@link Alert} (validated, severity in lower case, indicators with their precise types).
+   * over a stored {@link Alert} (validated, severity in lower case, indicators with their precise types), keeps the
+   * answer (JSON, at most 16 KiB) on the alert's `deliveries`, and retries a rejection with backoff: up to the
+   * integration's own `retries` (from its options or a `retries` property; else `performance.retryAttempts`), each
+   * attempt given its `timeout` ms (else `performance.requestTimeout`). Reject with an error whose `isRetryable`
+   * is false when trying again cannot help. `options.signal` aborts when the attempt times out or the client
+   * stops: pass it on to the request.
    */
-  sendAlert(alert: Alert): Promise<unknown>;
+  sendAlert(alert: Alert, options?: SendAlertOptions): Promise<unknown>;
   /**
    * Adds what the integration knows about an indicator, as an `EnrichedIndicator` (`EnrichedIndicatorSchema`), or
    * resolves undefined when it knows nothing. `indicator` is `{type, value}`; `type` may be `ip` or `hostname`
    * (parse it with `IndicatorRefSchema` to get the precise type).
    */
   enrichIndicator(indicator: IndicatorRef): Promise<unknown>;
+}
+
+/** What the client passes to {@link Integration.sendAlert} besides the alert. */
+export interface SendAlertOptions {
+  /** Aborts when the attempt has taken the integration's `timeout`, or the client is stopping. */
+  signal?: AbortSignal;
 }
 
 /** The part of the client an integration may use. */

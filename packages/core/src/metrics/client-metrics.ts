@@ -8,6 +8,8 @@ import { logTransportStats } from '../logging/create-logger.js';
  */
 export type MetricsClient = Pick<ThreatClient, 'feedStatus' | 'monitoringAlertStats'> & {
   logger?: unknown;
+  /** `client.alerts`: its delivery counts (a client from a core without alert delivery has none). */
+  alerts?: { deliveryCounts?(): Record<string, { delivered: number; failed: number }> };
   config?: { enterprise?: { monitoring?: { metrics?: boolean } } };
 };
 
@@ -40,7 +42,7 @@ type FeedStatusEntry = ReturnType<MetricsClient['feedStatus']>[number];
 /**
  * Prometheus metrics of one client, or of several: feed results by final status, requests sent, retries, cache
  * hits, deduplicated lookups, queued and in-flight requests, breaker states, refused keys, monitoring alerts
- * sent, failed and suppressed, and log lines dropped by each logging transport. Every value is read from the clients when the registry is scraped (nothing is
+ * sent, failed and suppressed, alert deliveries to integrations by outcome, and log lines dropped by each logging transport. Every value is read from the clients when the registry is scraped (nothing is
  * counted twice, nothing runs between scrapes). Returns the registry; serve `await registry.metrics()` with
  * `registry.contentType`. The metrics are registered once per registry: to cover several clients, pass a function
  * listing them with their labels.
@@ -169,6 +171,21 @@ export function createClientMetrics(
     collect() {
       this.reset();
       for (const { client, labels } of list()) this.inc({ ...labels }, client.monitoringAlertStats().suppressed);
+    },
+  });
+  new Counter({
+    name: 'threatlib_alert_deliveries_total',
+    help: 'Alert deliveries to integrations by final outcome: delivered, or failed once its retries ran out',
+    labelNames: [...labelNames, 'integration', 'status'],
+    registers,
+    collect() {
+      this.reset();
+      for (const { client, labels } of list()) {
+        for (const [integration, counts] of Object.entries(client.alerts?.deliveryCounts?.() ?? {})) {
+          this.inc({ ...labels, integration, status: 'delivered' }, counts.delivered);
+          this.inc({ ...labels, integration, status: 'failed' }, counts.failed);
+        }
+      }
     },
   });
   new Counter({

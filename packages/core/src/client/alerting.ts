@@ -1,0 +1,460 @@
+import { z } from 'zod';
+import type { Alert, AlertInput } from '../alerts/alert.js';
+import { AlertDedupe } from '../alerts/alert-dedupe.js';
+import { type AlertDelivery, AlertDeliverySchema, type DeliveryStatus } from '../alerts/alert-delivery.js';
+import type { AlertPage, AlertQuery, AlertStore } from '../alerts/alert-store.js';
+import { deliverWithRetries } from '../alerts/delivery-attempts.js';
+import { deliveryPolicy } from '../alerts/delivery-policy.js';
+import { deliveryErrorText, deliveryResult, optionSecrets } from '../alerts/delivery-record.js';
+import { threatAlertFor } from '../alerts/threat-alert.js';
+import type { ResolvedConfig } from '../config/schema.js';
+import type { Correlation } from '../correlation/correlate.js';
+import type { Integration } from '../integrations/integration.js';
+import { withCategory } from '../logging/categories.js';
+import type { Logger } from '../logging/logger.js';
+import { configSecrets } from '../monitoring/secret-scrubber.js';
+import { severityForRiskScore, severityRank } from '../records/severity.js';
+import type { Clock } from '../scheduler/clock.js';
+
+/** An integration alerts are delivered to. */
+export interface AlertTarget {
+  name: string;
+  instance: Integration;
+  /** The options it was made with: its delivery policy reads `retries` and `timeout` there first. */
+  options: unknown;
+}
+
+/** What {@link ClientAlerting} needs from its client. */
+export interface ClientAlertingOptions {
+  store: AlertStore;
+  config: ResolvedConfig;
+  clock: Clock;
+  logger: Logger;
+  /** The integrations started now: where alerts go. */
+  targets(): ReadonlyArray<AlertTarget>;
+  /** For the backoff's jitter. */
+  random?: () => number;
+}
+
+/** Final outcomes of deliveries to one integration since the client was made. */
+export interface AlertDeliveryCounts {
+  delivered: number;
+  failed: number;
+}
+
+/** Deliveries running at once, over every alert and integration. */
+const MAX_RUNNING = 32;
+/** Deliveries waiting for a place before new ones are recorded `failed` without an attempt. */
+const MAX_WAITING = 10_000;
+/** How long `stop()` lets the attempts under way finish, in ms on the client's clock. */
+export const ALERT_DELIVERY_GRACE_MS = 5_000;
+
+const DeliveriesSchema = z.array(AlertDeliverySchema);
+
+/** One alert whose deliveries are under way: the deliveries as they stand, and the writes that record them. */
+interface Tracked {
+  readonly id: string;
+  readonly alert: Alert;
+  readonly deliveries: AlertDelivery[];
+  jobs: number;
+  write: Promise<void>;
+  writeQueued: boolean;
+}
+
+/**
+ * The alerting of one client: raises an alert for each threat concluded (filtered by `alerting.enabled` and
+ * `minSeverity`, deduplicated within `dedupeWindowMs`), stores every alert, and delivers each to every started
+ * integration, concurrently and in the background, retrying each delivery with backoff and recording its outcome
+ * on the stored alert. `client.alerts` is its face ({@link ClientAlerts}).
+ */
+export class ClientAlerting {
+  readonly alerts: ClientAlerts;
+  readonly #options: ClientAlertingOptions;
+  readonly #logger: Logger;
+  readonly #dedupe: AlertDedupe;
+  readonly #secrets: string[];
+  readonly #tracked = new Map<string, Tracked>();
+  /** Deliveries under way by `alertId\0integration`: one at a time per pair. */
+  readonly #inFlight = new Map<string, Promise<void>>();
+  /** Everything running in the background: raises, deliveries and the writes that record them. */
+  readonly #background = new Set<Promise<unknown>>();
+  readonly #counts = new Map<string, AlertDeliveryCounts>();
+  readonly #waiting: Array<(admitted: boolean) => void> = [];
+  #running = 0;
+  /** Aborted when the client starts stopping: no new attempt starts, waits for a retry end. */
+  #draining = new AbortController();
+  /** Aborted when the grace has passed: attempts still under way are given up. */
+  #stopping = new AbortController();
+
+  constructor(options: ClientAlertingOptions) {
+    this.#options = options;
+    this.#logger = withCategory(options.logger, 'integration');
+    this.#dedupe = new AlertDedupe(options.config.alerting.dedupeWindowMs);
+    this.#secrets = configSecrets(options.config);
+    this.alerts = new ClientAlerts(options.store, this);
+  }
+
+  /**
+   * A threat was concluded: raises its alert in the background unless alerting is off, its severity is below
+   * `minSeverity`, or the same indicator raised one within `dedupeWindowMs`. Never throws and never waits.
+   */
+  conclude(correlation: Correlation): void {
+    const { enabled, minSeverity } = this.#options.config.alerting;
+    if (!enabled || !correlation.isThreat) return;
+    if (severityRank(severityForRiskScore(correlation.riskScore)) < severityRank(minSeverity)) return;
+    const now = this.#options.clock.now();
+    if (!this.#dedupe.admit(`${correlation.type}\0${correlation.indicator}`, now)) return;
+    let input: AlertInput;
+    try {
+      input = threatAlertFor(correlation, new Date(now));
+    } catch (error) {
+      this.#logger.error({ err: error, indicator: correlation.indicator }, 'could not make the alert for a threat');
+      return;
+    }
+    this.#track(
+      this.add(input).catch((error: unknown) => {
+        this.#logger.error(
+          { err: error, indicator: correlation.indicator },
+          `the alert for ${correlation.indicator} could not be stored: ${deliveryErrorText(error, this.#secrets)}`,
+        );
+      }),
+    );
+  }
+
+  /**
+   * Stores an alert with a `pending` delivery for each started integration and starts delivering it; resolves with
+   * the stored alert once it is stored, without waiting for the deliveries.
+   */
+  async add(input: AlertInput): Promise<Alert> {
+    const targets = this.#targets();
+    const parsed = DeliveriesSchema.safeParse((input as { deliveries?: unknown } | null)?.deliveries ?? []);
+    // Invalid deliveries (or input) are the store's to refuse, with its ValidationError.
+    if (!parsed.success) return this.#options.store.add(input);
+    const given = parsed.data;
+    // A delivery the input records as done (an alert moved from another store) is not made again.
+    const due = targets.filter((t) => !given.some((d) => d.integration === t.name && d.status === 'delivered'));
+    const deliveries = [
+      ...given.filter((d) => !due.some((t) => t.name === d.integration)),
+      ...due.map((t) => ({ integration: t.name, status: 'pending' as const, attempts: 0 })),
+    ];
+    const stored = await this.#options.store.add({ ...input, deliveries } as AlertInput);
+    if (due.length > 0) this.#start(stored, due);
+    return stored;
+  }
+
+  /**
+   * Delivers the alert again to each started integration whose delivery is not `delivered` (failed, or never
+   * attempted), with the same retries; a delivery already under way is awaited rather than doubled. Resolves with
+   * the alert as stored once those deliveries have ended, or undefined when the store does not hold it.
+   */
+  async redeliver(id: string): Promise<Alert | undefined> {
+    const stored = this.#tracked.get(id)?.alert ?? (await this.#options.store.get(id));
+    if (!stored) return undefined;
+    const current = this.#tracked.get(id)?.deliveries ?? stored.deliveries;
+    const due = this.#targets().filter((t) => current.find((d) => d.integration === t.name)?.status !== 'delivered');
+    const jobs = this.#start(stored, due);
+    await Promise.all(jobs);
+    await this.#tracked.get(id)?.write;
+    return this.#options.store.get(id);
+  }
+
+  /** Resolves once every alert raised so far is stored and every delivery started so far has ended and is recorded. */
+  async settled(): Promise<void> {
+    while (this.#background.size > 0) await Promise.allSettled([...this.#background]);
+  }
+
+  /** Final delivery outcomes by integration, for `threatlib_alert_deliveries_total`. */
+  deliveryCounts(): Record<string, AlertDeliveryCounts> {
+    return Object.fromEntries([...this.#counts].map(([name, counts]) => [name, { ...counts }]));
+  }
+
+  /**
+   * For `client.stop()`: deliveries waiting for a place or for their next attempt end now, those under way get
+   * `graceMs` to finish and are then aborted; each that did not succeed is recorded `failed` (`client.alerts
+   * .redeliver(id)` tries it again after the next start). Resolves once every outcome is recorded; leaves no timer.
+   */
+  async stop(graceMs = ALERT_DELIVERY_GRACE_MS): Promise<void> {
+    const { clock } = this.#options;
+    const reason = new Error('the client stopped before the delivery ended; client.alerts.redeliver(id) tries again');
+    // Waiting for a place or for a retry is not work under way: those end now; attempts in progress get the grace.
+    this.#draining.abort(reason);
+    for (const admit of this.#waiting.splice(0)) admit(false);
+    if (this.#inFlight.size > 0) await settleWithin(Promise.allSettled(this.#inFlight.values()), graceMs, clock);
+    this.#stopping.abort(reason);
+    // Attempts end at once now; what is left is recording them, which a hung alert store must not make endless.
+    if (this.#background.size > 0) await settleWithin(this.settled(), graceMs, clock);
+    this.#draining = new AbortController();
+    this.#stopping = new AbortController();
+  }
+
+  #targets(): AlertTarget[] {
+    return this.#options.targets().filter((t) => typeof t.instance.sendAlert === 'function');
+  }
+
+  #track<T>(work: Promise<T>): Promise<T> {
+    this.#background.add(work);
+    const done = () => this.#background.delete(work);
+    work.then(done, done);
+    return work;
+  }
+
+  /** Starts (or joins) a delivery of `alert` to each of `targets`; the promises settle as each ends. */
+  #start(alert: Alert, targets: readonly AlertTarget[]): Promise<void>[] {
+    if (targets.length === 0) return [];
+    let tracked = this.#tracked.get(alert.id);
+    if (!tracked) {
+      tracked = {
+        id: alert.id,
+        alert: structuredClone(alert),
+        deliveries: alert.deliveries.map((d) => ({ ...d })),
+        jobs: 0,
+        write: Promise.resolve(),
+        writeQueued: false,
+      };
+      this.#tracked.set(alert.id, tracked);
+    }
+    return targets.map((target) => {
+      const key = `${alert.id}\0${target.name}`;
+      const existing = this.#inFlight.get(key);
+      if (existing) return existing;
+      const job = this.#track(this.#deliver(tracked, target)).finally(() => this.#inFlight.delete(key));
+      this.#inFlight.set(key, job);
+      return job;
+    });
+  }
+
+  async #deliver(tracked: Tracked, target: AlertTarget): Promise<void> {
+    tracked.jobs += 1;
+    let delivery = tracked.deliveries.find((d) => d.integration === target.name);
+    if (!delivery) {
+      delivery = { integration: target.name, status: 'pending', attempts: 0 };
+      tracked.deliveries.push(delivery);
+    }
+    const record = delivery;
+    if (record.status !== 'pending') {
+      record.status = 'pending';
+      this.#persist(tracked);
+    }
+    const secrets = [...this.#secrets, ...optionSecrets(target.options)];
+    try {
+      const admitted = await this.#admit();
+      if (!admitted) {
+        const stopping = this.#draining.signal.aborted;
+        this.#fail(
+          tracked,
+          record,
+          target,
+          stopping
+            ? 'not attempted: the client stopped first; client.alerts.redeliver(id) tries again'
+            : `not attempted: ${MAX_WAITING} deliveries were already waiting; client.alerts.redeliver(id) tries again`,
+        );
+        return;
+      }
+      try {
+        const { performance } = this.#options.config;
+        const policy = deliveryPolicy(target.instance, target.options, performance);
+        const outcome = await deliverWithRetries({
+          send: (signal) => target.instance.sendAlert(structuredClone(tracked.alert), { signal }),
+          policy,
+          clock: this.#options.clock,
+          signal: this.#stopping.signal,
+          drain: this.#draining.signal,
+          ...(this.#options.random ? { random: this.#options.random } : {}),
+          onAttempt: (attempt) => {
+            record.attempts += 1;
+            record.lastAttemptAt = new Date(attempt.at).toISOString();
+            if (attempt.ok) return;
+            record.lastError = deliveryErrorText(attempt.error, secrets);
+            if (attempt.attempt <= policy.retryAttempts) {
+              this.#logger.debug(
+                { integration: target.name, alertId: tracked.id, attempt: attempt.attempt, reason: record.lastError },
+                `alert ${tracked.id} to "${target.name}": attempt ${attempt.attempt} failed, trying again`,
+              );
+              this.#persist(tracked);
+            }
+          },
+        });
+        if (outcome.ok) {
+          record.status = 'delivered';
+          delete record.lastError;
+          const result = deliveryResult(outcome.result);
+          if (result === undefined) delete record.result;
+          else record.result = result;
+          this.#count(target.name, 'delivered');
+          if (record.attempts > 1) {
+            this.#logger.info(
+              { integration: target.name, alertId: tracked.id, attempts: record.attempts },
+              `alert ${tracked.id} delivered to "${target.name}" after ${record.attempts} attempts`,
+            );
+          }
+          this.#persist(tracked);
+        } else if (outcome.stopped && record.lastError !== undefined) {
+          // The last attempt's error says what went wrong; the stop is why no other attempt was made.
+          this.#fail(tracked, record, target, `${record.lastError}; ${deliveryErrorText(outcome.error, secrets)}`);
+        } else {
+          this.#fail(tracked, record, target, deliveryErrorText(outcome.error, secrets));
+        }
+      } finally {
+        this.#release();
+      }
+    } catch (error) {
+      // Only a bug gets here: the delivery still ends recorded, never silently.
+      this.#fail(tracked, record, target, deliveryErrorText(error, secrets));
+    } finally {
+      tracked.jobs -= 1;
+      await tracked.write;
+      if (tracked.jobs === 0 && !tracked.writeQueued) this.#tracked.delete(tracked.id);
+    }
+  }
+
+  #fail(tracked: Tracked, record: AlertDelivery, target: AlertTarget, reason: string): void {
+    record.status = 'failed';
+    record.lastError = reason;
+    this.#count(target.name, 'failed');
+    this.#logger.warn(
+      { integration: target.name, alertId: tracked.id, attempts: record.attempts, reason },
+      `alert ${tracked.id} was not delivered to "${target.name}" (${record.attempts} attempt(s)): ${reason}; client.alerts.redeliver("${tracked.id}") tries again`,
+    );
+    this.#persist(tracked);
+  }
+
+  #count(integration: string, status: Exclude<DeliveryStatus, 'pending'>): void {
+    const counts = this.#counts.get(integration) ?? { delivered: 0, failed: 0 };
+    counts[status] += 1;
+    this.#counts.set(integration, counts);
+  }
+
+  /** Records the deliveries as they stand now; writes for one alert run one after another, none is lost. */
+  #persist(tracked: Tracked): void {
+    if (tracked.writeQueued) return;
+    tracked.writeQueued = true;
+    tracked.write = this.#track(
+      tracked.write.then(async () => {
+        tracked.writeQueued = false;
+        const snapshot = tracked.deliveries.map((d) => ({ ...d }));
+        try {
+          const updated = await this.#options.store.updateDeliveries(tracked.id, snapshot);
+          if (!updated) {
+            this.#logger.debug(
+              { alertId: tracked.id },
+              `alert ${tracked.id} is no longer in the alert store: its delivery outcome is not kept`,
+            );
+          }
+        } catch (error) {
+          this.#logger.error(
+            { alertId: tracked.id, err: error },
+            `the delivery outcome of alert ${tracked.id} could not be stored: ${deliveryErrorText(error, this.#secrets)}`,
+          );
+        }
+      }),
+    );
+  }
+
+  /** A place among the deliveries running at once: true when given one, false when refused. */
+  #admit(): Promise<boolean> {
+    if (this.#draining.signal.aborted) return Promise.resolve(false);
+    if (this.#running < MAX_RUNNING) {
+      this.#running += 1;
+      return Promise.resolve(true);
+    }
+    if (this.#waiting.length >= MAX_WAITING) return Promise.resolve(false);
+    return new Promise<boolean>((resolve) => {
+      this.#waiting.push((admitted) => {
+        if (admitted) this.#running += 1;
+        resolve(admitted);
+      });
+    });
+  }
+
+  #release(): void {
+    this.#running -= 1;
+    this.#waiting.shift()?.(true);
+  }
+}
+
+/**
+ * The client's alerts (`client.alerts`): an {@link AlertStore} whose `add` also delivers the alert to every started
+ * integration, and which can deliver again what failed. `POST /alerts` and the alerts the client raises itself take
+ * the same path.
+ *
+ * @example
+ * ```ts
+ * const alert = await client.alerts.add({ title: 'Known C2', severity: 'high', indicators: [{ type: 'ip', value: ip }] });
+ * await client.alerts.settled();
+ * (await client.alerts.get(alert.id))?.deliveries; // [{integration: 'siem', status: 'delivered', attempts: 1, ...}]
+ * await client.alerts.redeliver(alert.id); // again to those not delivered
+ * ```
+ */
+export class ClientAlerts implements AlertStore {
+  readonly #store: AlertStore;
+  readonly #alerting: ClientAlerting;
+
+  constructor(store: AlertStore, alerting: ClientAlerting) {
+    this.#store = store;
+    this.#alerting = alerting;
+  }
+
+  /** The store the alerts are kept in (the memory one unless the client was given another). */
+  get store(): AlertStore {
+    return this.#store;
+  }
+
+  /**
+   * Validates and stores an alert (either documented form), then delivers it to every started integration in the
+   * background; resolves with the stored alert, its deliveries `pending`.
+   *
+   * @throws {ValidationError} naming every field that is wrong.
+   */
+  add(input: AlertInput): Promise<Alert> {
+    return this.#alerting.add(input);
+  }
+
+  get(id: string): Promise<Alert | undefined> {
+    return this.#store.get(id);
+  }
+
+  list(query?: AlertQuery): Promise<AlertPage> {
+    return this.#store.list(query);
+  }
+
+  updateDeliveries(id: string, deliveries: readonly AlertDelivery[]): Promise<Alert | undefined> {
+    return this.#store.updateDeliveries(id, deliveries);
+  }
+
+  /**
+   * Delivers the alert again to each started integration whose delivery is not `delivered`, with the same retries;
+   * resolves with the alert as stored once those deliveries have ended (undefined when the store does not hold it).
+   */
+  redeliver(id: string): Promise<Alert | undefined> {
+    return this.#alerting.redeliver(id);
+  }
+
+  /** Resolves once every alert raised so far is stored and every delivery started so far has ended and is recorded. */
+  settled(): Promise<void> {
+    return this.#alerting.settled();
+  }
+
+  /** Final delivery outcomes by integration since the client was made (`threatlib_alert_deliveries_total`). */
+  deliveryCounts(): Record<string, AlertDeliveryCounts> {
+    return this.#alerting.deliveryCounts();
+  }
+
+  close(): Promise<void> {
+    return this.#store.close?.() ?? Promise.resolve();
+  }
+}
+
+/** Waits for `work` to settle, or for `ms` to pass on `clock`, whichever comes first; leaves no timer. */
+async function settleWithin(work: Promise<unknown>, ms: number, clock: Clock): Promise<void> {
+  let timer: unknown;
+  const elapsed = new Promise<void>((resolve) => {
+    timer = clock.setTimeout(resolve, ms, { unref: true });
+  });
+  try {
+    await Promise.race([work.then(noop, noop), elapsed]);
+  } finally {
+    clock.clearTimeout(timer);
+  }
+}
+
+function noop(): void {}
