@@ -199,6 +199,9 @@ export class APIServer {
       // A client behind a proxy is the proxy: rate limits per socket address unless trustProxy is set up.
       trustProxy: false,
       return503OnClosing: true,
+      // An alert id may be 200 characters (GET /alerts/{id}): the router's default refuses a parameter past 100 with
+      // a bare 414; above 200 the route's own check answers, a 400 problem naming the limit.
+      routerOptions: { maxParamLength: 1024 },
       // Timeouts on headers, whole requests, idle keep-alive and silent connections (none of them is on in fastify).
       ...fastifyConnectionOptions(this.#connections),
       // What node's HTTP parser refuses (and requests that time out) is answered with a problem document too.
@@ -443,6 +446,21 @@ export class APIServer {
       const body = parse(S.AlertCreate, request.body, 'request body');
       const alert = await client.alerts.add(body);
       return reply.code(201).send(alert);
+    });
+
+    // One alert with its deliveries: each integration's status, attempts and last error.
+    app.get('/alerts/:id', async (request, reply) => {
+      const { id } = parse(S.AlertIdParams, request.params, 'path');
+      const alert = await client.alerts.get(id);
+      if (!alert) {
+        throw new ProblemError({
+          type: PROBLEM_TYPES.notFound,
+          title: 'Alert not found',
+          status: 404,
+          detail: 'no alert with this id is stored (the memory store keeps the newest 10,000)',
+        });
+      }
+      return reply.type('application/json; charset=utf-8').send(alert);
     });
   }
 

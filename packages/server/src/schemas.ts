@@ -64,6 +64,9 @@ export const AlertsQuery = z
   })
   .meta({ id: 'AlertsQuery' });
 
+/** `GET /alerts/{id}`: the id the alert was stored under. */
+export const AlertIdParams = z.strictObject({ id: z.string().min(1).max(200) });
+
 /** A JSON value whose objects have no `__proto__` key (fastify refuses such bodies: prototype pollution). */
 type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 const jsonKey = z.string().regex(/^(?!__proto__$)/, { error: 'the key "__proto__" is not accepted' });

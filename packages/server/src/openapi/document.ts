@@ -149,11 +149,26 @@ export function openApiDocument(options: OpenApiOptions): Record<string, unknown
       },
       post: {
         operationId: opId(prefix, 'createAlert'),
-        summary: 'Store an alert',
+        summary: 'Store an alert and deliver it to every started integration (in the background)',
         requestBody: { required: true, content: json('AlertCreate') },
         responses: {
           '201': { description: 'The stored alert', content: json('Alert') },
           ...BODY_ERRORS,
+          ...COMMON_ERRORS,
+        },
+      },
+    };
+    paths[p('/alerts/{id}')] = {
+      get: {
+        operationId: opId(prefix, 'getAlert'),
+        summary: 'One alert, with the outcome of its delivery to each integration',
+        parameters: [
+          { name: 'id', in: 'path', required: true, schema: { type: 'string', minLength: 1, maxLength: 200 } },
+        ],
+        responses: {
+          '200': { description: 'The alert and its deliveries', content: json('Alert') },
+          '400': problem('Invalid id'),
+          '404': problem('No alert with this id is stored'),
           ...COMMON_ERRORS,
         },
       },
