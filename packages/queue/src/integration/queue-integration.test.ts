@@ -119,11 +119,17 @@ describeWithBroker('rabbitmq', 'the queue pipeline started by client.start()', (
       expect(evil?.results.map((r) => r.feed)).toEqual(['list:blocklist']);
       for (const item of processed.items) expect(() => ProcessedMessageSchema.parse(item)).not.toThrow();
 
-      const [alert] = await alerts.until((items) => items.length === 1, 'one alert');
-      expect(alert).toMatchObject({
+      // The pipeline's threat message, and the client's alert for the same threat, delivered by sendAlert.
+      await alerts.until((items) => items.length === 2, "the pipeline's message and the client's alert");
+      expect(alerts.items.find((m) => m.verdict !== undefined)).toMatchObject({
         indicator: 'evil.threatlib-test.net',
         verdict: 'malicious',
         sources: ['list:blocklist'],
+      });
+      const [raised] = (await client.alerts.list()).items;
+      expect(alerts.items.find((m) => m.id !== undefined)).toMatchObject({
+        id: raised?.id,
+        indicators: [{ type: 'domain', value: 'evil.threatlib-test.net' }],
       });
 
       const [bad] = await dead.until((items) => items.length === 1, 'the malformed message');
@@ -136,8 +142,15 @@ describeWithBroker('rabbitmq', 'the queue pipeline started by client.start()', (
         indicators: [{ type: 'ip', value: '198.51.100.7' }],
       });
       await expect(integration.sendAlert(stored)).resolves.toEqual({ queue: queues.alerts });
-      await alerts.until((items) => items.length === 2, 'the alert sent through sendAlert');
-      expect(alerts.items[1]).toMatchObject({ id: stored.id, title: 'beacon' });
+      // Once delivered by client.alerts.add, once by the direct call.
+      await alerts.until(
+        (items) => items.filter((m) => m.id === stored.id).length === 2,
+        'the alert sent through sendAlert',
+      );
+      expect(alerts.items.filter((m) => m.id === stored.id)).toEqual([
+        expect.objectContaining({ title: 'beacon' }),
+        expect.objectContaining({ title: 'beacon' }),
+      ]);
     } finally {
       await client.stop();
       await observer.stop();
