@@ -33,9 +33,10 @@ try {
 }
 
 const passed = summary.numPassedTests;
-// A test file that fails to load counts as a failure even though it has no tests.
+// A test file that failed with no failed test of its own (it did not load, or a beforeAll/afterAll hook threw and
+// its tests were reported skipped) counts as one failure, so the summary line never says "0 failed" for it.
 const brokenFiles = summary.testResults.filter(
-  (file) => file.status === 'failed' && file.assertionResults.length === 0,
+  (file) => file.status === 'failed' && !file.assertionResults.some((test) => test.status === 'failed'),
 ).length;
 const failed = summary.numFailedTests + brokenFiles;
 const skipped = summary.numPendingTests + summary.numTodoTests;
