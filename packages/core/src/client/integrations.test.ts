@@ -9,7 +9,6 @@ import { IntegrationError } from '../errors/integration-error.js';
 import type { Integration, IntegrationContext } from '../integrations/integration.js';
 import type { IntegrationFactory } from '../integrations/integration-factory.js';
 import { INTEGRATION_PACKAGES } from '../integrations/integration-packages.js';
-import { importIntegrationPackage } from '../integrations/load-integration-package.js';
 import { silentLogger } from '../logging/logger.js';
 import { ThreatClient, type ThreatClientOptions } from './threat-client.js';
 
@@ -64,15 +63,23 @@ function fakePackage(
   return { [INTEGRATION_PACKAGES[key].factory]: factory };
 }
 
-/** A loader serving `modules` and, for anything else, the real one (which rejects: those packages are absent). */
+/** A loader serving `modules`; anything else is not installed (rejected as Node rejects a missing package). */
 function loaderOf(
   modules: Record<string, unknown>,
   asked: string[] = [],
 ): ThreatClientOptions['loadIntegrationPackage'] {
   return async (name) => {
     asked.push(name);
-    return Object.hasOwn(modules, name) ? modules[name] : importIntegrationPackage(name);
+    if (Object.hasOwn(modules, name)) return modules[name];
+    throw notInstalled(name);
   };
+}
+
+/** The error Node's `import()` rejects with when `name` is not installed. */
+function notInstalled(name: string): Error {
+  return Object.assign(new Error(`Cannot find package '${name}' imported from ${import.meta.url}`), {
+    code: 'ERR_MODULE_NOT_FOUND',
+  });
 }
 
 function client(config: Partial<ThreatConfig>, options: ThreatClientOptions = {}): ThreatClient {
@@ -190,21 +197,15 @@ describe('integrations built from configuration', () => {
     await c.stop();
   });
 
-  // @threatlib/queue is in this workspace, and pnpm's NODE_PATH lets the real loader find it from the working
-  // directory; for it, a loader fails exactly as Node does when a package is not installed.
-  const notInstalled = (name: string) =>
-    Object.assign(new Error(`Cannot find package '${name}' imported from ${import.meta.url}`), {
-      code: 'ERR_MODULE_NOT_FOUND',
-    });
+  // The workspace holds some of these packages, and pnpm's NODE_PATH lets the real loader find them from the working
+  // directory: the loader here fails exactly as Node does when a package is not installed (the real loader's own
+  // not-found path is tested in integrations/load-integration-package.test.ts).
   it.each(Object.entries(INTEGRATION_PACKAGES).map(([key, spec]) => [key, spec.package]))(
     'rejects start() naming the package to install when integrations.%s is configured and %s is absent',
     async (key, packageName) => {
-      // The real loader for the packages that exist nowhere here.
       const c = client(
         { integrations: { [key]: { type: 'rabbitmq' } } },
-        packageName === '@threatlib/queue'
-          ? { loadIntegrationPackage: async (name) => Promise.reject(notInstalled(name)) }
-          : {},
+        { loadIntegrationPackage: async (name) => Promise.reject(notInstalled(name)) },
       );
       const error = await c.start().catch((e: unknown) => e);
       expect(IntegrationError.isInstance(error)).toBe(true);
