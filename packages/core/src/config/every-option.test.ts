@@ -553,6 +553,17 @@ async function listAnswer(config: ThreatConfig, indicator = IP) {
     }));
 }
 
+/** How many alerts the client stored after correlating `IP` `times` times as a threat (risk score 8, "high"). */
+async function alertsRaised(config: ThreatConfig, times: number): Promise<number> {
+  const { client, probes } = h.client(configWith(config, { strategy: 'aggressive' }), {
+    clock: new ManualClock(START),
+  });
+  for (const probe of probes) probe.answer = () => answer('malicious', 0.8);
+  for (let i = 0; i < times; i++) await client.correlate(IP);
+  await (client.alerts as { settled?: () => Promise<void> }).settled?.();
+  return (await client.alerts.list()).items.length;
+}
+
 function listFile(name: string, text: string): string {
   const file = h.path(name);
   writeFileSync(file, text);
@@ -1260,6 +1271,10 @@ const CHECKS: Record<string, Check> = {
     (c) => listAnswer(c, 'https://listed.example.org/payload'),
     { lists: [{ name: 'base', file: LIST_WITH_DOMAIN }] },
   ),
+
+  'alerting.enabled': effect({ alerting: { enabled: false } }, (c) => alertsRaised(c, 1)),
+  'alerting.minSeverity': effect({ alerting: { minSeverity: 'critical' } }, (c) => alertsRaised(c, 1)),
+  'alerting.dedupeWindowMs': effect({ alerting: { dedupeWindowMs: 0 } }, (c) => alertsRaised(c, 2)),
 
   'correlation.weights': effect(
     { correlation: { weights: { feed_probe: 0.9 } } },
