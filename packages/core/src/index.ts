@@ -184,6 +184,7 @@ export {
 } from './oauth2/client-credentials.js';
 export { OAUTH2_CLIENT_SECRET_VAULT_KEY } from './oauth2/client-token-source.js';
 export { OAuth2TokenError, type OAuth2TokenErrorDetails } from './oauth2/oauth2-token-error.js';
+export * from './records/index.js';
 export {
   type BreakerOptions,
   type BreakerState,
@@ -199,7 +200,6 @@ export { isRetryable, type RetryOptions, retryDelay } from './scheduler/retry-po
 export type { FeedStatusReport } from './scout/feed-pipeline.js';
 export type { LocalSource, Prefilter, ScoutOptions, ScoutResult, WarninglistHit } from './scout/scout-engine.js';
 export { type ScoutManyItem, type ScoutManyOptions, type ScoutProgress, streamScouts } from './scout/scout-many.js';
-export * from './records/index.js';
 export { checkEndpoint } from './security/endpoint-policy.js';
 export { ENVELOPE_FORMAT, ENVELOPE_VERSION, type EnvelopeKdf, type VaultEnvelope } from './vault/envelope.js';
 export { ARGON2ID_DEFAULTS, type Argon2idParams, type KdfParams, type Pbkdf2Params } from './vault/kdf.js';

@@ -171,6 +171,15 @@ describe('routes', () => {
     );
     expect(metrics).toContain('threatlib_http_request_duration_seconds_bucket');
   });
+
+  it('GET /metrics answers 404 when the client turns metrics off (enterprise.monitoring.metrics: false)', async () => {
+    const { call, base } = await serve({}, client({ enterprise: { monitoring: { metrics: false } } }));
+    await call('/api/v1/threats/scan', post({ indicator: LISTED }));
+    const metrics = await fetch(`${base}/metrics`);
+    expect(metrics.status).toBe(404);
+    expect(metrics.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(await json(metrics)).toMatchObject({ title: 'Metrics disabled', detail: /enterprise\.monitoring\.metrics/ });
+  });
 });
 
 describe('bad input gets a 4xx problem, never a 5xx', () => {

@@ -335,9 +335,18 @@ export class APIServer {
       const health = await this.#health();
       return reply.code(health.ready ? 200 : 503).send(health);
     });
-    app.get('/metrics', probes, async (_request, reply) =>
-      reply.type(this.#metrics.registry.contentType).send(await this.#metrics.registry.metrics()),
-    );
+    app.get('/metrics', probes, async (_request, reply) => {
+      // Served while any mounted client has metrics on; each client's own series only when it has.
+      if (!this.#mounted.some(({ client }) => client.config.enterprise.monitoring.metrics)) {
+        throw new ProblemError({
+          type: PROBLEM_TYPES.notFound,
+          title: 'Metrics disabled',
+          status: 404,
+          detail: 'metrics are disabled: enterprise.monitoring.metrics is false on every mounted client',
+        });
+      }
+      return reply.type(this.#metrics.registry.contentType).send(await this.#metrics.registry.metrics());
+    });
 
     // The same counters as every route's limit: a batch is charged one request per indicator.
     this.#batchLimiter = app.createRateLimit();

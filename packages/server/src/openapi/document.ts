@@ -199,6 +199,7 @@ export function openApiDocument(options: OpenApiOptions): Record<string, unknown
           description: 'Prometheus text exposition format',
           content: { 'text/plain': { schema: { type: 'string' } } },
         },
+        '404': problem('Metrics are disabled (enterprise.monitoring.metrics is false on every mounted client)'),
       },
     },
   };
