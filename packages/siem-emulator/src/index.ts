@@ -13,3 +13,13 @@ export {
   startSiemEmulator,
 } from './siem-emulator.js';
 export type { EmulatorRequest, EmulatorResponse, VendorEmulator, VendorName } from './vendor.js';
+export {
+  concatenatedJson,
+  createSplunkEmulator,
+  type HecTokenSettings,
+  type ReceivedEvent,
+  SPLUNK_DEFAULTS,
+  type SplunkEmulator,
+  type SplunkEmulatorOptions,
+} from './vendors/splunk.js';
+export { type IndexedEvent, type ResultRow, runSearch, SplError } from './vendors/splunk-spl.js';

@@ -1,15 +1,19 @@
 import { type SiemEmulator, type SiemEmulatorOptions, startEmulatorServer } from './emulator.js';
 import type { VendorEmulator } from './vendor.js';
+import { createSplunkEmulator, type SplunkEmulator, type SplunkEmulatorOptions } from './vendors/splunk.js';
 
 /**
  * The emulated vendors, by name, each with what it received and its scripted state. Every vendor file adds its
  * entry here and in {@link startSiemEmulator}.
  */
-// biome-ignore lint/suspicious/noEmptyInterface: each vendor adds its field as it lands.
-export interface EmulatedVendors {}
+export interface EmulatedVendors {
+  splunk: SplunkEmulator;
+}
 
 /** Options of {@link startSiemEmulator}: the server's, and each vendor's. */
-export interface StartSiemEmulatorOptions extends SiemEmulatorOptions {}
+export interface StartSiemEmulatorOptions extends SiemEmulatorOptions {
+  splunk?: SplunkEmulatorOptions;
+}
 
 /** A running emulator with every vendor on it. */
 export type RunningSiemEmulator = SiemEmulator & EmulatedVendors;
@@ -26,7 +30,9 @@ export type RunningSiemEmulator = SiemEmulator & EmulatedVendors;
  * ```
  */
 export async function startSiemEmulator(options: StartSiemEmulatorOptions = {}): Promise<RunningSiemEmulator> {
-  const vendors: EmulatedVendors = {};
+  const vendors: EmulatedVendors = {
+    splunk: createSplunkEmulator(options.splunk),
+  };
   const server = await startEmulatorServer(Object.values(vendors) as VendorEmulator[], options);
   return Object.assign(server, vendors);
 }

@@ -135,6 +135,12 @@ export class SIEMConnector {
       retryDelay: parsed.retryDelay ?? runtime.retryDelay ?? 1000,
       backoffMultiplier: parsed.backoffMultiplier ?? runtime.backoffMultiplier ?? 2,
     };
+    const problems = definition.validate?.(resolved) ?? [];
+    if (problems.length > 0) {
+      throw new ConfigurationError(
+        problems.map((issue) => ({ path: where ? `${where}.${issue.path}` : issue.path, message: issue.message })),
+      );
+    }
     const enforceHttps = parsed.enforceHttps ?? runtime.enforceHttps ?? true;
     checkEndpoint(
       `${resolved.protocol}://${hostForUrl(resolved.host)}:${resolved.port}/`,

@@ -1,4 +1,12 @@
-import type { Alert, Case, Clock, EnrichedIndicator, IndicatorRecord, Logger } from '@threatlib/core';
+import type {
+  Alert,
+  Case,
+  Clock,
+  ConfigurationIssue,
+  EnrichedIndicator,
+  IndicatorRecord,
+  Logger,
+} from '@threatlib/core';
 import type { z } from 'zod';
 import type { ResolvedCommonOptions } from '../connector/connector-options.js';
 import type { SiemOperation } from '../connector/siem-error.js';
@@ -116,6 +124,11 @@ export interface PlatformDefinition<Shape extends z.core.$ZodLooseShape = z.core
   readonly defaultPort: number;
   /** The platform's own options (validated with the common ones, unknown keys refused). */
   readonly optionsShape: Shape;
+  /**
+   * Checks that need the common options and the platform's together (a token required by one credential form),
+   * run by the connector's constructor; paths are relative to the options (`hec.token`).
+   */
+  validate?(options: ResolvedCommonOptions & z.output<z.ZodObject<Shape>>): ConfigurationIssue[];
   /** Secrets among the platform's own options (the connector already knows `credentials`). */
   secretsOf?(options: z.output<z.ZodObject<Shape>>): ReadonlyArray<string | undefined>;
   create(settings: PlatformSettings<z.output<z.ZodObject<Shape>>>): SiemPlatform;

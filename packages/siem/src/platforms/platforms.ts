@@ -1,9 +1,12 @@
 import type { PlatformDefinition } from './platform.js';
 import type { PlatformId } from './platform-id.js';
+import { splunk } from './splunk/splunk.js';
 
 /**
  * The platforms this version implements, by identifier. Each lives in `src/platforms/<vendor>/` and adds itself
  * here; an identifier missing from this table is refused by the connector with a clear message.
  */
 // biome-ignore lint/suspicious/noExplicitAny: each definition has its own options shape; the connector validates with it.
-export const PLATFORMS: Readonly<Partial<Record<PlatformId, PlatformDefinition<any>>>> = {};
+export const PLATFORMS: Readonly<Partial<Record<PlatformId, PlatformDefinition<any>>>> = {
+  siem_a: splunk,
+};
