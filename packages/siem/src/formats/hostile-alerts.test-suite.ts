@@ -1,0 +1,77 @@
+import { type Alert, AlertSchema, INDICATOR_TYPES, SEVERITIES } from '@threatlib/core';
+import fc from 'fast-check';
+
+/**
+ * One "character" of hostile text: mostly what CEF, LEEF and syslog treat specially (`|`, `\`, `=`, line breaks,
+ * tabs, `^`, spaces, escape look-alikes, header look-alikes, NUL, a line separator), then any printable ASCII, then
+ * non-ASCII (accents, CJK, an emoji outside the BMP).
+ */
+export const hostileUnit = fc.oneof(
+  {
+    weight: 5,
+    arbitrary: fc.constantFrom(
+      '|',
+      '\\',
+      '=',
+      '\n',
+      '\r',
+      '\r\n',
+      '\t',
+      '^',
+      ' ',
+      '  ',
+      '\\n',
+      '\\=',
+      '\\|',
+      'x09',
+      ' k=',
+      '|CEF:0|',
+      'LEEF:2.0|',
+      '"',
+      '\0',
+      '\u2028',
+    ),
+  },
+  { weight: 3, arbitrary: fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 1 }) },
+  { weight: 2, arbitrary: fc.constantFrom('é', 'ü', 'ß', '漢字', 'Ω', '💥', '\u00a0', 'ﬁ') },
+);
+
+/** Hostile text (see {@link hostileUnit}), possibly empty. */
+export const hostile = (constraints: { minLength?: number; maxLength?: number } = {}) =>
+  fc.string({ unit: hostileUnit, maxLength: 24, ...constraints });
+
+/** A number as alerts hold it, never `-0` (which JSON cannot carry). */
+const number = (min: number, max: number) => fc.double({ min, max, noNaN: true }).map((n) => n + 0);
+
+const indicator = fc.record(
+  {
+    type: fc.constantFrom(...INDICATOR_TYPES),
+    value: hostile({ minLength: 1 }),
+    confidence: number(0, 100),
+    source: hostile({ minLength: 1, maxLength: 12 }),
+    sources: fc.array(hostile({ minLength: 1, maxLength: 12 }), { maxLength: 3 }),
+  },
+  { requiredKeys: ['type', 'value'] },
+);
+
+/**
+ * Stored alerts (valid for `AlertSchema`) whose every text field is hostile: title, description, id, source,
+ * indicator values and sources.
+ */
+export const hostileAlert: fc.Arbitrary<Alert> = fc
+  .record(
+    {
+      id: hostile({ minLength: 1 }),
+      title: hostile(),
+      severity: fc.constantFrom(...SEVERITIES),
+      description: hostile({ maxLength: 60 }),
+      indicators: fc.array(indicator, { maxLength: 4 }),
+      timestamp: fc
+        .date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2099-12-31T23:59:59Z'), noInvalidDate: true })
+        .map((date) => date.toISOString()),
+      source: hostile({ minLength: 1, maxLength: 12 }),
+      riskScore: number(1, 10),
+    },
+    { requiredKeys: ['id', 'title', 'severity', 'indicators', 'timestamp'] },
+  )
+  .map((fields) => AlertSchema.parse({ ...fields, deliveries: [] }));
