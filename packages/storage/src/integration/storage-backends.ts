@@ -1,0 +1,7 @@
+import type { StorageBackend } from './storage-backend.js';
+
+/**
+ * The back ends `integrations.storage.type` names: each back end's folder exports its {@link StorageBackend}, listed
+ * here under its `type`.
+ */
+export const STORAGE_BACKENDS: Readonly<Record<string, StorageBackend>> = {};
