@@ -40,38 +40,57 @@ export const hostileUnit = fc.oneof(
 export const hostile = (constraints: { minLength?: number; maxLength?: number } = {}) =>
   fc.string({ unit: hostileUnit, maxLength: 24, ...constraints });
 
+/**
+ * Text that no CEF rule touches: letters, digits, spaces inside, punctuation other than `\`, `=`, `|` and `"`
+ * (which JSON would escape), and non-ASCII; never ending in a space.
+ */
+export const plain = (constraints: { minLength?: number; maxLength?: number } = {}) =>
+  fc
+    .string({
+      unit: fc.constantFrom(..."abcXYZ0189 .,:;/_-+*?!@#$%&()[]{}<>~^'".split(''), 'é', '漢', '💥'),
+      maxLength: 24,
+      ...constraints,
+    })
+    .map((text) => text.trimEnd())
+    .filter((text) => text.length >= (constraints.minLength ?? 0));
+
 /** A number as alerts hold it, never `-0` (which JSON cannot carry). */
 const number = (min: number, max: number) => fc.double({ min, max, noNaN: true }).map((n) => n + 0);
 
-const indicator = fc.record(
-  {
-    type: fc.constantFrom(...INDICATOR_TYPES),
-    value: hostile({ minLength: 1 }),
-    confidence: number(0, 100),
-    source: hostile({ minLength: 1, maxLength: 12 }),
-    sources: fc.array(hostile({ minLength: 1, maxLength: 12 }), { maxLength: 3 }),
-  },
-  { requiredKeys: ['type', 'value'] },
-);
+type Text = (constraints?: { minLength?: number; maxLength?: number }) => fc.Arbitrary<string>;
+
+/** Stored alerts (valid for `AlertSchema`) whose every text field is made by `text`. */
+export function alertsOf(text: Text): fc.Arbitrary<Alert> {
+  const indicator = fc.record(
+    {
+      type: fc.constantFrom(...INDICATOR_TYPES),
+      value: text({ minLength: 1 }),
+      confidence: number(0, 100),
+      source: text({ minLength: 1, maxLength: 12 }),
+      sources: fc.array(text({ minLength: 1, maxLength: 12 }), { maxLength: 3 }),
+    },
+    { requiredKeys: ['type', 'value'] },
+  );
+  return fc
+    .record(
+      {
+        id: text({ minLength: 1 }),
+        title: text(),
+        severity: fc.constantFrom(...SEVERITIES),
+        description: text({ maxLength: 60 }),
+        indicators: fc.array(indicator, { maxLength: 4 }),
+        timestamp: fc
+          .date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2099-12-31T23:59:59Z'), noInvalidDate: true })
+          .map((date) => date.toISOString()),
+        source: text({ minLength: 1, maxLength: 12 }),
+        riskScore: number(1, 10),
+      },
+      { requiredKeys: ['id', 'title', 'severity', 'indicators', 'timestamp'] },
+    )
+    .map((fields) => AlertSchema.parse({ ...fields, deliveries: [] }));
+}
 
 /**
- * Stored alerts (valid for `AlertSchema`) whose every text field is hostile: title, description, id, source,
- * indicator values and sources.
+ * Stored alerts whose every text field is hostile: title, description, id, source, indicator values and sources.
  */
-export const hostileAlert: fc.Arbitrary<Alert> = fc
-  .record(
-    {
-      id: hostile({ minLength: 1 }),
-      title: hostile(),
-      severity: fc.constantFrom(...SEVERITIES),
-      description: hostile({ maxLength: 60 }),
-      indicators: fc.array(indicator, { maxLength: 4 }),
-      timestamp: fc
-        .date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2099-12-31T23:59:59Z'), noInvalidDate: true })
-        .map((date) => date.toISOString()),
-      source: hostile({ minLength: 1, maxLength: 12 }),
-      riskScore: number(1, 10),
-    },
-    { requiredKeys: ['id', 'title', 'severity', 'indicators', 'timestamp'] },
-  )
-  .map((fields) => AlertSchema.parse({ ...fields, deliveries: [] }));
+export const hostileAlert: fc.Arbitrary<Alert> = alertsOf(hostile);
