@@ -100,7 +100,7 @@ describe('nsyslog-parser, an independent CEF parser from npm', () => {
 
   // The Implementation Standard's own examples ("Character Encoding") and two of ours, with what the standard
   // says they mean (our strict parser) and what nsyslog-parser 0.10.1 makes of them.
-  it.each([
+  it.each<{ line: string; spec: Record<string, string>; nsyslog: Record<string, string> }>([
     {
       line: 'CEF:0|security|threatmanager|1.0|100|detected a \\| in message|10|src=10.0.0.1 act=blocked a | dst=1.1.1.1',
       spec: { name: 'detected a | in message' },
@@ -134,8 +134,8 @@ describe('nsyslog-parser, an independent CEF parser from npm', () => {
   ])('gets escapes wrong: $line', ({ line, spec, nsyslog: wrong }) => {
     const ours = parseCef(line);
     const theirs = nsyslogCef.parse(line);
-    const { name: specName, ...specFields } = spec as Record<string, string>;
-    const { name: wrongName, ...wrongFields } = wrong as Record<string, string>;
+    const { name: specName, ...specFields } = spec;
+    const { name: wrongName, ...wrongFields } = wrong;
     if (specName !== undefined) {
       expect(ours.name).toBe(specName);
       expect(theirs.headers.name).toBe(wrongName);
