@@ -14,6 +14,36 @@ export {
 } from './siem-emulator.js';
 export type { EmulatorRequest, EmulatorResponse, VendorEmulator, VendorName } from './vendor.js';
 export {
+  CHRONICLE_DEFAULTS,
+  CHRONICLE_PERMISSIONS,
+  type ChronicleEmulator,
+  type ChronicleEmulatorOptions,
+  createChronicleEmulator,
+  type ReceivedUdmEvent,
+} from './vendors/chronicle.js';
+export {
+  CHRONICLE_TOKEN_PATH,
+  GOOGLE_TOKEN_AUDIENCE,
+  type IssuedToken,
+  type ServiceAccountKeyFile,
+  type TokenAuthority,
+} from './vendors/chronicle-oauth.js';
+export { compileUdmQuery, UdmQueryError } from './vendors/chronicle-query.js';
+export { readUdmEvent, UDM_EVENT_TYPES, UDM_SEVERITIES, type UdmEvent, UdmRejection } from './vendors/chronicle-udm.js';
+export {
+  createQradarEmulator,
+  type LeefReader,
+  type OffenseNote,
+  QRADAR_DEFAULTS,
+  type QradarEmulator,
+  type QradarEmulatorOptions,
+  type QradarEvent,
+  qradarError,
+  type ReferenceSet,
+  type ReferenceSetElement,
+} from './vendors/qradar.js';
+export { AqlError, type ArielEvent, parseAql, runAql } from './vendors/qradar-aql.js';
+export {
   concatenatedJson,
   createSplunkEmulator,
   type HecTokenSettings,
