@@ -153,7 +153,10 @@ describe('Splunk emulator: HTTP Event Collector', () => {
       json: { text: 'HEC is healthy', code: 17 },
     });
     if (emulator) emulator.splunk.healthy = false;
-    expect(await call('/services/collector/health', { method: 'GET' })).toMatchObject({ status: 503, json: { code: 18 } });
+    expect(await call('/services/collector/health', { method: 'GET' })).toMatchObject({
+      status: 503,
+      json: { code: 18 },
+    });
   });
 });
 

@@ -13,6 +13,8 @@ import { type IndexedEvent, type ResultRow, runSearch, SplError } from './splunk
 
 /** A HEC token the emulator knows. */
 export interface HecTokenSettings {
+  /** The name of its HEC input (default `threatlib` for the first token, `input<n>` for the others). */
+  name?: string;
   /** Indexes the token may write to (default: any). */
   indexes?: readonly string[];
   /** Where events without an index go (default `main`). */
@@ -301,6 +303,10 @@ export function createSplunkEmulator(options: SplunkEmulatorOptions = {}): Splun
     const json = params.get('output_mode') === 'json';
     if (!authorised(request)) return management(401, 'WARN', 'call not properly authenticated', json);
     const path = request.path.replace(/\/+$/, '');
+    if (path === '/services/data/inputs/http' || path === '/servicesNS/nobody/splunk_httpinput/data/inputs/http') {
+      if (request.method !== 'GET') return management(405, 'ERROR', 'Method Not Allowed', json);
+      return httpInputs(json);
+    }
     if (path === '/services/server/info') {
       if (request.method !== 'GET') return management(405, 'ERROR', 'Method Not Allowed', json);
       return serverInfo(json);
@@ -360,6 +366,25 @@ export function createSplunkEmulator(options: SplunkEmulatorOptions = {}): Splun
     }
     const bearer = /^Bearer\s+(\S+)$/.exec(header);
     return bearer !== null && authTokens.has(bearer[1] as string);
+  }
+
+  /** The HEC inputs as `data/inputs/http` lists them: `http://<name>` with the token and its settings. */
+  function httpInputs(json: boolean): EmulatorResponse {
+    if (!json) return management(400, 'FATAL', 'The emulator lists inputs in output_mode=json only', json);
+    const entry = Object.entries(tokens).map(([token, settings], n) => ({
+      name: `http://${settings.name ?? (n === 0 ? 'threatlib' : `input${n}`)}`,
+      content: {
+        token,
+        disabled: settings.disabled === true,
+        useACK: settings.ack === true,
+        index: settings.defaultIndex ?? 'main',
+        ...(settings.indexes ? { indexes: settings.indexes } : {}),
+      },
+    }));
+    return {
+      status: 200,
+      body: { links: {}, entry, paging: { total: entry.length, perPage: 0, offset: 0 }, messages: [] },
+    };
   }
 
   function serverInfo(json: boolean): EmulatorResponse {

@@ -5,7 +5,6 @@
 //   https://help.splunk.com/splunk-enterprise/get-data-in/collect-http-event-data/about-http-event-collector-indexer-acknowledgment
 // - Search REST API on the management port (8089):
 //   https://help.splunk.com/splunk-enterprise/search/search-manual/9.3/export-search-results/export-data-using-the-splunk-rest-api
-import type { ConfigurationIssue } from '@threatlib/core';
 import { z } from 'zod';
 import type { ResolvedCommonOptions } from '../../connector/connector-options.js';
 
@@ -21,8 +20,13 @@ export const SPLUNK_OPTIONS = {
   /** The HTTP Event Collector, where alerts and cases go. */
   hec: z
     .strictObject({
-      /** The HEC token (a GUID). Default: `credentials.token`, when the credentials are a token. */
+      /**
+       * The HEC token (a GUID). Default: `credentials.token` when the credentials are a token; with
+       * `{username, password}`, the token of the HEC input named `tokenName`, read from the management port.
+       */
       token: z.string().min(1).optional(),
+      /** The HEC input whose token is used when none is given (`data/inputs/http/<name>`). */
+      tokenName: z.string().trim().min(1).max(256).default('threatlib'),
       /** Default: `host`. */
       host: z.string().trim().min(1).max(253).optional(),
       port: z.int().min(1).max(65_535).default(SPLUNK_HEC_PORT),
@@ -36,7 +40,7 @@ export const SPLUNK_OPTIONS = {
       /** Ms between two polls of `/services/collector/ack` (the wait counts within the attempt's `timeout`). */
       ackInterval: z.int().min(1).max(60_000).default(1_000),
     })
-    .default({ port: SPLUNK_HEC_PORT, ackInterval: 1_000 }),
+    .default({ port: SPLUNK_HEC_PORT, ackInterval: 1_000, tokenName: 'threatlib' }),
   /** Index of the alert events (default: the HEC token's default index). */
   index: name.optional(),
   source: name.default('threatlib'),
@@ -59,20 +63,7 @@ export const SPLUNK_OPTIONS = {
 /** Splunk's options once parsed. */
 export type SplunkOptions = z.output<z.ZodObject<typeof SPLUNK_OPTIONS>>;
 
-/** The HEC token: `hec.token`, else the credentials' token. */
+/** The HEC token given in the options: `hec.token`, else the credentials' token; undefined when it is to be looked up. */
 export function hecToken(options: ResolvedCommonOptions & SplunkOptions): string | undefined {
   return options.hec.token ?? ('token' in options.credentials ? options.credentials.token : undefined);
-}
-
-/** Problems no schema sees alone: alerts need a HEC token from somewhere. */
-export function validateSplunkOptions(options: ResolvedCommonOptions & SplunkOptions): ConfigurationIssue[] {
-  if (hecToken(options) === undefined) {
-    return [
-      {
-        path: 'hec.token',
-        message: 'required with {username, password} credentials: alerts and cases go through the HTTP Event Collector',
-      },
-    ];
-  }
-  return [];
 }

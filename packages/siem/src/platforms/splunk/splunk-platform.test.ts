@@ -298,15 +298,37 @@ describe('siem_a testConnection', () => {
 });
 
 describe('siem_a options', () => {
-  it('requires a HEC token when the credentials are a user and password', () => {
-    expect(
-      () =>
-        new SIEMConnector({
-          platform: 'siem_a',
-          host: 'splunk.example.com',
-          credentials: { username: 'u', password: 'p-secret-1' },
-        }),
-    ).toThrow(/Configuration invalid: hec\.token: required with \{username, password\} credentials/);
+  it('with only a user and password (the documented form), reads the HEC token of the input named threatlib', async () => {
+    await start();
+    const siem = connector({ hec: { port: emulator?.port, ackInterval: 1 } });
+    await siem.sendAlert(alert('first'));
+    await siem.sendAlert(alert('second'));
+    const paths = emulator?.requests.map((r) => r.path);
+    expect(paths).toEqual(['/services/data/inputs/http', '/services/collector/event', '/services/collector/event']);
+    expect(emulator?.requests[1]?.headers.authorization).toBe(`Splunk ${SPLUNK_DEFAULTS.hecToken}`);
+    expect((await siem.testConnection()).checks.token).toBe('accepted');
+  });
+
+  it('learns from the input that its token uses indexer acknowledgement, so sends on a channel at once', async () => {
+    await start({ splunk: { hecTokens: { [SPLUNK_DEFAULTS.hecToken]: { name: 'alerts', ack: true } } } });
+    const siem = connector({ hec: { port: emulator?.port, tokenName: 'alerts', ackInterval: 1 } });
+    expect(await siem.sendAlert(alert('acked'))).toMatchObject({ indexed: true });
+    expect(emulator?.requests.map((r) => [r.path, r.status])).toEqual([
+      ['/services/data/inputs/http', 200],
+      ['/services/collector/event', 200],
+      ['/services/collector/ack', 200],
+    ]);
+  });
+
+  it('says what to do when there is no HEC token to use, without retrying', async () => {
+    await start();
+    const error = await connector({ hec: { port: emulator?.port, tokenName: 'missing' } })
+      .sendAlert(alert('x'))
+      .catch((e: unknown) => e);
+    expect((error as Error).message).toBe(
+      'Splunk sendAlert: no HEC token: set hec.token, or create an HTTP Event Collector input named "missing" (hec.tokenName) that these credentials may read',
+    );
+    expect((error as SiemRequestError).attempts).toBe(1);
   });
 
   it('uses the management port 8089 and HEC port 8088 by default, and the credentials token for HEC', async () => {

@@ -7,7 +7,8 @@
 //   https://help.splunk.com/splunk-enterprise/get-data-in/collect-http-event-data/about-http-event-collector-indexer-acknowledgment
 // - Error codes: https://help.splunk.com/en/splunk-enterprise/get-data-in/collect-http-event-data/troubleshoot-http-event-collector
 // - Management port authentication: basic (user:password) or an authentication token as `Authorization: Bearer`;
-//   GET /services/server/info answers the version.
+//   GET /services/server/info answers the version; GET /services/data/inputs/http lists the HEC inputs with their
+//   tokens (https://help.splunk.com/splunk-enterprise/get-data-in/collect-http-event-data/use-curl-to-manage-http-event-collector-tokens-events-and-services).
 import { randomUUID } from 'node:crypto';
 import {
   type Alert,
@@ -52,7 +53,8 @@ export class SplunkPlatform implements SiemPlatform {
   readonly limits = LIMITS;
   readonly #options: Options;
   readonly #settings: PlatformSettings<SplunkOptions>;
-  readonly #token: string;
+  /** The HEC token: from the options, or looked up by input name on first use. */
+  #token: string | undefined;
   readonly #channel: string;
   /** Whether HEC wants a channel and acknowledgements: from `hec.ack`, or learnt from its answer. */
   #ack: boolean;
@@ -62,8 +64,7 @@ export class SplunkPlatform implements SiemPlatform {
   constructor(settings: PlatformSettings<SplunkOptions>) {
     this.#settings = settings;
     this.#options = settings.options;
-    // The connector refused options without a HEC token (validateSplunkOptions).
-    this.#token = hecToken(this.#options) ?? '';
+    this.#token = hecToken(this.#options);
     this.#channel = this.#options.hec.channel ?? randomUUID();
     this.#ack = this.#options.hec.ack ?? false;
   }
@@ -145,8 +146,10 @@ export class SplunkPlatform implements SiemPlatform {
     const healthAnswer = readHecAnswer(health);
     if (health.statusCode !== 200) throw hecFailure(call, health, healthAnswer);
     checks.collector = healthAnswer.text ?? 'HEC is healthy';
-    // 2. The HEC token: an empty request is refused with "No data" (or "Data channel is missing") only once the
-    //    token was accepted, and indexes nothing.
+    // 2. The HEC token (looked up first when only a user and password were given): an empty request is refused with
+    //    "No data" (or "Data channel is missing") only once the token was accepted, and indexes nothing.
+    const lookedUp = this.#token === undefined;
+    await this.#hecToken(call);
     const probe = await this.#hec(call, {
       method: 'POST',
       path: '/services/collector/event',
@@ -159,7 +162,7 @@ export class SplunkPlatform implements SiemPlatform {
     if (probeAnswer.code !== HEC.noData && probeAnswer.code !== HEC.channelMissing && probe.statusCode !== 200) {
       throw hecFailure(call, probe, probeAnswer);
     }
-    checks.token = this.#ack ? 'accepted (indexer acknowledgement on)' : 'accepted';
+    checks.token = `${lookedUp ? `of HEC input ${this.#options.hec.tokenName}, ` : ''}accepted${this.#ack ? ' (indexer acknowledgement on)' : ''}`;
     // 3. The management port and its credentials.
     const info = await this.#management(call, { method: 'GET', path: '/services/server/info?output_mode=json' });
     if (info.statusCode !== 200) throw this.#managementFailure(call, info, 'server info');
@@ -175,6 +178,7 @@ export class SplunkPlatform implements SiemPlatform {
     context: { index?: string | undefined; what: readonly string[] },
   ): Promise<HecAnswer> {
     const body = hecBody(events);
+    await this.#hecToken(call);
     let response = await this.#postEvents(body, call);
     let answer = readHecAnswer(response);
     if (response.statusCode === 400 && answer.code === HEC.channelMissing && !this.#ack) {
@@ -229,9 +233,49 @@ export class SplunkPlatform implements SiemPlatform {
     }
   }
 
+  /**
+   * The HEC token, looked up on the management port the first time when the options give none: the input named
+   * `hec.tokenName`, which also says whether it uses indexer acknowledgement.
+   */
+  async #hecToken(call: PlatformCall): Promise<string> {
+    if (this.#token !== undefined) return this.#token;
+    const response = await this.#management(call, {
+      method: 'GET',
+      path: '/services/data/inputs/http?output_mode=json&count=0',
+    });
+    if (response.statusCode !== 200) throw this.#managementFailure(call, response, 'HEC inputs');
+    const name = this.#options.hec.tokenName;
+    let entries: { name?: unknown; content?: { token?: unknown; disabled?: unknown; useACK?: unknown } }[] = [];
+    try {
+      const parsed = JSON.parse(response.body) as { entry?: unknown };
+      if (Array.isArray(parsed.entry)) entries = parsed.entry;
+    } catch {
+      throw call.errors.request(`HEC inputs: an answer that is not Splunk's JSON: ${snippet(response.body)}`, {
+        statusCode: response.statusCode,
+      });
+    }
+    const input = entries.find((entry) => entry.name === `http://${name}` || entry.name === name);
+    const token = input?.content?.token;
+    if (typeof token !== 'string' || !token) {
+      throw call.errors.request(
+        `no HEC token: set hec.token, or create an HTTP Event Collector input named "${name}" (hec.tokenName) that these credentials may read`,
+        { statusCode: response.statusCode },
+      );
+    }
+    if (input?.content?.disabled === true || input?.content?.disabled === '1') {
+      throw call.errors.authentication(`the HEC input "${name}" is disabled`);
+    }
+    this.#settings.secrets.add(token);
+    if (this.#options.hec.ack === undefined && (input?.content?.useACK === true || input?.content?.useACK === '1')) {
+      this.#ack = true;
+    }
+    this.#token = token;
+    return token;
+  }
+
   #hecHeaders(): Record<string, string> {
     return {
-      authorization: `Splunk ${this.#token}`,
+      authorization: `Splunk ${this.#token ?? ''}`,
       ...(this.#ack ? { 'x-splunk-request-channel': this.#channel } : {}),
     };
   }

@@ -1,5 +1,5 @@
 import type { PlatformDefinition } from '../platform.js';
-import { SPLUNK_MANAGEMENT_PORT, SPLUNK_OPTIONS, validateSplunkOptions } from './splunk-options.js';
+import { SPLUNK_MANAGEMENT_PORT, SPLUNK_OPTIONS } from './splunk-options.js';
 import { SplunkPlatform } from './splunk-platform.js';
 
 /** Splunk Enterprise / Splunk Cloud (with Enterprise Security for cases as notable events): platform `siem_a`. */
@@ -9,7 +9,6 @@ export const splunk: PlatformDefinition<typeof SPLUNK_OPTIONS> = {
   status: 'production',
   defaultPort: SPLUNK_MANAGEMENT_PORT,
   optionsShape: SPLUNK_OPTIONS,
-  validate: (options) => validateSplunkOptions(options),
   secretsOf: (options) => [options.hec.token],
   create: (settings) => new SplunkPlatform(settings),
 };
