@@ -31,19 +31,6 @@ export {
 export { compileUdmQuery, UdmQueryError } from './vendors/chronicle-query.js';
 export { readUdmEvent, UDM_EVENT_TYPES, UDM_SEVERITIES, type UdmEvent, UdmRejection } from './vendors/chronicle-udm.js';
 export {
-  createQradarEmulator,
-  type LeefReader,
-  type OffenseNote,
-  QRADAR_DEFAULTS,
-  type QradarEmulator,
-  type QradarEmulatorOptions,
-  type QradarEvent,
-  qradarError,
-  type ReferenceSet,
-  type ReferenceSetElement,
-} from './vendors/qradar.js';
-export { AqlError, type ArielEvent, parseAql, runAql } from './vendors/qradar-aql.js';
-export {
   concatenatedJson,
   createSplunkEmulator,
   type HecTokenSettings,

@@ -1,7 +1,6 @@
 import { type SiemEmulator, type SiemEmulatorOptions, startEmulatorServer } from './emulator.js';
 import type { VendorEmulator } from './vendor.js';
 import { type ChronicleEmulator, type ChronicleEmulatorOptions, createChronicleEmulator } from './vendors/chronicle.js';
-import { createQradarEmulator, type QradarEmulator, type QradarEmulatorOptions } from './vendors/qradar.js';
 import { createSplunkEmulator, type SplunkEmulator, type SplunkEmulatorOptions } from './vendors/splunk.js';
 
 /**
@@ -10,15 +9,12 @@ import { createSplunkEmulator, type SplunkEmulator, type SplunkEmulatorOptions }
  */
 export interface EmulatedVendors {
   splunk: SplunkEmulator;
-  /** Also listens for syslog (TCP on `syslogPort`, TLS on `syslogTlsPort`), closed with the emulator. */
-  qradar: QradarEmulator;
   chronicle: ChronicleEmulator;
 }
 
 /** Options of {@link startSiemEmulator}: the server's, and each vendor's. */
 export interface StartSiemEmulatorOptions extends SiemEmulatorOptions {
   splunk?: SplunkEmulatorOptions;
-  qradar?: QradarEmulatorOptions;
   chronicle?: ChronicleEmulatorOptions;
 }
 
@@ -39,21 +35,8 @@ export type RunningSiemEmulator = SiemEmulator & EmulatedVendors;
 export async function startSiemEmulator(options: StartSiemEmulatorOptions = {}): Promise<RunningSiemEmulator> {
   const vendors: EmulatedVendors = {
     splunk: createSplunkEmulator(options.splunk),
-    qradar: createQradarEmulator(options.qradar),
     chronicle: createChronicleEmulator(options.chronicle),
   };
-  await vendors.qradar.listen();
-  const server = await startEmulatorServer(Object.values(vendors) as VendorEmulator[], options).catch(
-    async (error: unknown) => {
-      await vendors.qradar.closeListeners();
-      throw error;
-    },
-  );
-  const closeServer = server.close;
-  return Object.assign(server, vendors, {
-    async close() {
-      await closeServer();
-      await vendors.qradar.closeListeners();
-    },
-  });
+  const server = await startEmulatorServer(Object.values(vendors) as VendorEmulator[], options);
+  return Object.assign(server, vendors);
 }
