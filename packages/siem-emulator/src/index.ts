@@ -31,6 +31,22 @@ export {
 export { compileUdmQuery, UdmQueryError } from './vendors/chronicle-query.js';
 export { readUdmEvent, UDM_EVENT_TYPES, UDM_SEVERITIES, type UdmEvent, UdmRejection } from './vendors/chronicle-udm.js';
 export {
+  createSentinelEmulator,
+  SentinelEmulator,
+  type SentinelEmulatorOptions,
+} from './vendors/sentinel.js';
+export { ENTRA_RESOURCES, EntraAuthority } from './vendors/sentinel-authority.js';
+export { INCIDENT_API_VERSIONS } from './vendors/sentinel-incidents.js';
+export { INGESTION_MAX_BYTES } from './vendors/sentinel-ingestion.js';
+export { KqlError, runKql } from './vendors/sentinel-kql.js';
+export {
+  type DroppedRow,
+  SENTINEL_DEFAULTS,
+  type SentinelConfig,
+  type StoredIncident,
+  THREATLIB_ALERT_COLUMNS,
+} from './vendors/sentinel-workspace.js';
+export {
   concatenatedJson,
   createSplunkEmulator,
   type HecTokenSettings,

@@ -1,6 +1,7 @@
 import { type SiemEmulator, type SiemEmulatorOptions, startEmulatorServer } from './emulator.js';
 import type { VendorEmulator } from './vendor.js';
 import { type ChronicleEmulator, type ChronicleEmulatorOptions, createChronicleEmulator } from './vendors/chronicle.js';
+import { createSentinelEmulator, type SentinelEmulator, type SentinelEmulatorOptions } from './vendors/sentinel.js';
 import { createSplunkEmulator, type SplunkEmulator, type SplunkEmulatorOptions } from './vendors/splunk.js';
 
 /**
@@ -10,12 +11,15 @@ import { createSplunkEmulator, type SplunkEmulator, type SplunkEmulatorOptions }
 export interface EmulatedVendors {
   splunk: SplunkEmulator;
   chronicle: ChronicleEmulator;
+  /** Entra ID token authority, Logs Ingestion, Log Analytics query and Sentinel incidents (ARM), told apart by path. */
+  sentinel: SentinelEmulator;
 }
 
 /** Options of {@link startSiemEmulator}: the server's, and each vendor's. */
 export interface StartSiemEmulatorOptions extends SiemEmulatorOptions {
   splunk?: SplunkEmulatorOptions;
   chronicle?: ChronicleEmulatorOptions;
+  sentinel?: SentinelEmulatorOptions;
 }
 
 /** A running emulator with every vendor on it. */
@@ -36,6 +40,7 @@ export async function startSiemEmulator(options: StartSiemEmulatorOptions = {}):
   const vendors: EmulatedVendors = {
     splunk: createSplunkEmulator(options.splunk),
     chronicle: createChronicleEmulator(options.chronicle),
+    sentinel: createSentinelEmulator(options.sentinel),
   };
   const server = await startEmulatorServer(Object.values(vendors) as VendorEmulator[], options);
   return Object.assign(server, vendors);
