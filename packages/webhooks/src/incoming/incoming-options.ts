@@ -1,0 +1,111 @@
+import { z } from 'zod';
+
+/** How far a `webhook-timestamp` may be from now, either way, before the request is refused (5 minutes). */
+export const DEFAULT_TOLERANCE_SECONDS = 300;
+/** Largest request body read, in bytes (1 MiB). */
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+/** Deepest nesting of arrays and objects in a payload (the REST server's default too). */
+export const DEFAULT_JSON_DEPTH_LIMIT = 32;
+/** Most message ids remembered to answer a replay without running the handler again. */
+export const DEFAULT_REPLAY_CACHE_SIZE = 100_000;
+/** Where the webhook routes are served when `server.path` is not given. */
+export const DEFAULT_WEBHOOK_PATH = '/webhooks';
+/** Fewest bytes a signing secret may have: below 128 bits an HMAC key can be guessed. */
+export const MIN_SECRET_BYTES = 16;
+
+const WHSEC_PREFIX = 'whsec_';
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/**
+ * A signing secret: `whsec_<base64>` (a Standard Webhooks secret, its bytes base64-decoded) or any other string (its
+ * UTF-8 bytes, what `standardwebhooks` calls `format: 'raw'`). Messages never quote the value.
+ */
+const secretSchema = z.string({ error: 'expected the shared secret as a string' }).superRefine((secret, context) => {
+  if (secret.startsWith(WHSEC_PREFIX) && !BASE64.test(secret.slice(WHSEC_PREFIX.length))) {
+    context.addIssue({ code: 'custom', message: 'a "whsec_" secret must be base64 after the prefix' });
+    return;
+  }
+  const bytes = secretBytes(secret).byteLength;
+  if (bytes < MIN_SECRET_BYTES) {
+    context.addIssue({
+      code: 'custom',
+      message: `the secret has ${bytes} bytes; use at least ${MIN_SECRET_BYTES} (a "whsec_" secret counts its decoded bytes)`,
+    });
+  }
+});
+
+/**
+ * The key bytes of a secret as {@link IncomingOptionsSchema} documents it: a `whsec_` secret base64-decoded, any
+ * other string as UTF-8.
+ */
+export function secretBytes(secret: string): Buffer {
+  return secret.startsWith(WHSEC_PREFIX)
+    ? Buffer.from(secret.slice(WHSEC_PREFIX.length), 'base64')
+    : Buffer.from(secret, 'utf8');
+}
+
+/** Where the manager's own server listens and the path its routes hang under. */
+const serverSchema = z.strictObject({
+  /** Port of the manager's own server (0 picks a free one). Without it, `start()` opens no server. */
+  port: z
+    .int({ error: 'expected a whole port number, 0 to 65535' })
+    .min(0, { error: 'expected a port number, 0 to 65535' })
+    .max(65_535, { error: 'expected a port number, 0 to 65535' })
+    .optional(),
+  /** Interface of the manager's own server (default 127.0.0.1: loopback until you say otherwise). */
+  host: z.string().min(1).default('127.0.0.1'),
+  /** Path of the webhook routes: `POST <path>` and `POST <path>/<eventName>` (default `/webhooks`). */
+  path: z
+    .string()
+    .regex(/^(\/[A-Za-z0-9._~-]+)+$/, { error: 'expected a path such as "/webhooks"' })
+    .default(DEFAULT_WEBHOOK_PATH),
+  /** Most ms a request (headers and body) may take to arrive on the manager's own server (default 30000). */
+  requestTimeoutMs: z.int().min(1_000).max(600_000).default(30_000),
+});
+
+const authenticationSchema = z.strictObject({
+  type: z.literal('hmac', { error: 'expected "hmac"' }),
+  /**
+   * The shared secret, or several (a rotation: a request signed with any is accepted). `whsec_<base64>` is a
+   * Standard Webhooks secret; any other string is used as its UTF-8 bytes.
+   */
+  secret: z.union([secretSchema, z.array(secretSchema).min(1).max(10)], {
+    error: 'expected the shared secret: a string, or an array of at most 10 while rotating',
+  }),
+  /**
+   * `standard-webhooks` (default): `webhook-id`, `webhook-timestamp` and `webhook-signature: v1,<base64>` over
+   * `id.timestamp.body`. `github`: `X-Hub-Signature-256: sha256=<hex>` over the body.
+   */
+  scheme: z.enum(['standard-webhooks', 'github']).default('standard-webhooks'),
+  /** How many seconds a `webhook-timestamp` may be from now, either way (default 300). */
+  toleranceSeconds: z.int().min(1).max(86_400).default(DEFAULT_TOLERANCE_SECONDS),
+});
+
+const limitsSchema = z.strictObject({
+  /** Largest request body, in bytes (default 1 MiB); a larger one gets 413 before it is read in full. */
+  bodyBytes: z
+    .int()
+    .min(1)
+    .max(100 * 1024 * 1024)
+    .default(DEFAULT_BODY_LIMIT),
+  /** Deepest nesting of arrays and objects in a payload (default 32); deeper gets 400. */
+  jsonDepth: z.int().min(1).max(1_000).default(DEFAULT_JSON_DEPTH_LIMIT),
+  /** Most message ids remembered against replays (default 100,000); the oldest are forgotten first. */
+  replayCacheSize: z.int().min(1).max(10_000_000).default(DEFAULT_REPLAY_CACHE_SIZE),
+});
+
+/**
+ * The incoming side's options: the documented `server` and `authentication`, and `limits`. Without `authentication`
+ * nothing is received: `start()` opens no server and the routes cannot be registered.
+ */
+export const IncomingOptionsSchema = z.object({
+  server: serverSchema.prefault({}),
+  /** Required to receive webhooks; a manager that only sends may go without. */
+  authentication: authenticationSchema.optional(),
+  limits: limitsSchema.prefault({}),
+});
+
+/** What users write for {@link IncomingOptionsSchema}. */
+export type IncomingOptions = z.input<typeof IncomingOptionsSchema>;
+/** {@link IncomingOptions} with every default filled in. */
+export type ResolvedIncomingOptions = z.output<typeof IncomingOptionsSchema>;

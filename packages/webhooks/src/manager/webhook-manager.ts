@@ -1,0 +1,132 @@
+import { type Alert, type Clock, type Logger, silentLogger, systemClock } from '@threatlib/core';
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import { type IncomingHandler, IncomingWebhooks } from '../incoming/incoming-webhooks.js';
+import { WebhookServer } from '../incoming/webhook-server.js';
+import {
+  type DeliveryResult,
+  type OutgoingWebhookDefinition,
+  OutgoingWebhooks,
+} from '../outgoing/outgoing-webhooks.js';
+import {
+  parseManagerOptions,
+  type ResolvedWebhookManagerOptions,
+  type WebhookManagerOptions,
+} from './manager-options.js';
+
+/** What a {@link WebhookManager} gets besides its options. */
+export interface WebhookManagerRuntime {
+  /** Where log lines go (a handler's failure, a refused signature's reason); default none. Never gets a secret. */
+  logger?: Logger;
+  /** Time for timestamp tolerance, replay windows and retries (tests pass a `ManualClock`). */
+  clock?: Clock;
+  /** Where the options sit in the caller's configuration, for `ConfigurationError` paths (default `webhooks`). */
+  optionsPath?: string;
+  /** HTTPS required for outgoing endpoints (the client's `security.enforceHttps` when run as an integration). */
+  enforceHttps?: boolean;
+}
+
+/**
+ * Receives signed webhooks and sends them: incoming requests are verified (Standard Webhooks, or GitHub's
+ * `X-Hub-Signature-256`), deduplicated by message id and handed to the handler of their event; outgoing events go
+ * to every endpoint subscribed to them.
+ *
+ * @example
+ * ```ts
+ * const webhooks = new WebhookManager({
+ *   server: { port: 3001, path: '/webhooks' },
+ *   authentication: { type: 'hmac', secret: process.env.WEBHOOK_SECRET! },
+ * });
+ * webhooks.on('threat-update', async (data) => {
+ *   const correlation = await client.correlate(data.indicator);
+ *   if (correlation.confidence > 80) await client.alerts.add({ title: 'Threat update', indicator: data.indicator, correlation });
+ * });
+ * await webhooks.start(); // POST http://127.0.0.1:3001/webhooks (event in the payload's type) or /webhooks/threat-update
+ * ```
+ *
+ * @throws {ConfigurationError} `Configuration invalid: webhooks.<option>: ...` naming each invalid option.
+ */
+export class WebhookManager {
+  /** The options, with every default filled in. */
+  readonly options: ResolvedWebhookManagerOptions;
+  readonly #incoming: IncomingWebhooks;
+  readonly #outgoing: OutgoingWebhooks;
+  readonly #server: WebhookServer | undefined;
+
+  constructor(options: WebhookManagerOptions, runtime: WebhookManagerRuntime = {}) {
+    const optionsPath = runtime.optionsPath ?? 'webhooks';
+    this.options = parseManagerOptions(options, optionsPath);
+    const logger = runtime.logger ?? silentLogger;
+    const clock = runtime.clock ?? systemClock;
+    this.#incoming = new IncomingWebhooks(this.options, { logger, clock });
+    this.#outgoing = new OutgoingWebhooks(this.options.delivery, {
+      logger,
+      clock,
+      optionsPath: `${optionsPath}.delivery`,
+      ...(runtime.enforceHttps === undefined ? {} : { enforceHttps: runtime.enforceHttps }),
+    });
+    this.#server =
+      this.options.server.port === undefined ? undefined : new WebhookServer(this.options.server, this.#incoming);
+  }
+
+  /**
+   * Registers the handler of incoming `eventName` (`threat-update`): it gets the payload's `data` and its result
+   * decides the answer (resolves: 204; throws: 500, so the sender retries). Several handlers of one event run in
+   * the order registered. Returns the manager.
+   */
+  on<Data = unknown>(eventName: string, handler: IncomingHandler<Data>): this {
+    this.#incoming.on(eventName, handler as IncomingHandler);
+    return this;
+  }
+
+  /**
+   * Starts the webhook server (when `server.port` is set; otherwise the routes are served only where {@link plugin}
+   * is registered) and resumes pending outgoing deliveries.
+   *
+   * @throws {WebhookError} when the server cannot listen (the port is taken).
+   */
+  async start(): Promise<void> {
+    await this.#outgoing.start();
+    await this.#server?.start();
+  }
+
+  /** Stops the server (requests under way finish) and the outgoing deliveries; releases every socket and timer. */
+  async stop(): Promise<void> {
+    await this.#server?.stop();
+    await this.#outgoing.stop();
+  }
+
+  /** Where the manager's own server listens once started (`http://127.0.0.1:3001`), else undefined. */
+  get address(): string | undefined {
+    return this.#server?.address;
+  }
+
+  /**
+   * The webhook routes as a fastify plugin (`POST <server.path>` and `POST <server.path>/<eventName>`), for serving
+   * them on an application's own fastify (or `APIServer`'s `webhooks` option). Encapsulated: it brings its own body
+   * parser, limits and error answers, and changes nothing of the application around it.
+   *
+   * @example
+   * ```ts
+   * await app.register(webhooks.plugin);
+   * ```
+   */
+  get plugin(): FastifyPluginAsync {
+    return (app: FastifyInstance) => this.#incoming.routes(app);
+  }
+
+  /** Registers an outgoing webhook: every event it lists is POSTed to its `url`. Returns the manager. */
+  addOutgoing(definition: OutgoingWebhookDefinition): this {
+    this.#outgoing.add(definition);
+    return this;
+  }
+
+  /** Sends `data` as `eventName` to every outgoing webhook listing that event; one result per endpoint. */
+  trigger(eventName: string, data: unknown): Promise<DeliveryResult[]> {
+    return this.#outgoing.trigger(eventName, data);
+  }
+
+  /** Sends an alert the client raised to the outgoing webhooks (used by the integration). */
+  sendAlert(alert: Alert): Promise<DeliveryResult[]> {
+    return this.#outgoing.sendAlert(alert);
+  }
+}
