@@ -14,6 +14,13 @@ export {
 } from './siem-emulator.js';
 export type { EmulatorRequest, EmulatorResponse, VendorEmulator, VendorName } from './vendor.js';
 export {
+  createKibanaEmulator,
+  KIBANA_DEFAULTS,
+  type KibanaCase,
+  type KibanaEmulator,
+  type KibanaEmulatorOptions,
+} from './vendors/kibana.js';
+export {
   CHRONICLE_DEFAULTS,
   CHRONICLE_PERMISSIONS,
   type ChronicleEmulator,

@@ -1,6 +1,7 @@
 import { type SiemEmulator, type SiemEmulatorOptions, startEmulatorServer } from './emulator.js';
 import type { VendorEmulator } from './vendor.js';
 import { type ChronicleEmulator, type ChronicleEmulatorOptions, createChronicleEmulator } from './vendors/chronicle.js';
+import { createKibanaEmulator, type KibanaEmulator, type KibanaEmulatorOptions } from './vendors/kibana.js';
 import { createSentinelEmulator, type SentinelEmulator, type SentinelEmulatorOptions } from './vendors/sentinel.js';
 import { createSplunkEmulator, type SplunkEmulator, type SplunkEmulatorOptions } from './vendors/splunk.js';
 
@@ -13,6 +14,8 @@ export interface EmulatedVendors {
   chronicle: ChronicleEmulator;
   /** Entra ID token authority, Logs Ingestion, Log Analytics query and Sentinel incidents (ARM), told apart by path. */
   sentinel: SentinelEmulator;
+  /** Kibana's Cases and status APIs (Elastic's cases; Elasticsearch itself is the real one from e2e/services). */
+  kibana: KibanaEmulator;
 }
 
 /** Options of {@link startSiemEmulator}: the server's, and each vendor's. */
@@ -20,6 +23,7 @@ export interface StartSiemEmulatorOptions extends SiemEmulatorOptions {
   splunk?: SplunkEmulatorOptions;
   chronicle?: ChronicleEmulatorOptions;
   sentinel?: SentinelEmulatorOptions;
+  kibana?: KibanaEmulatorOptions;
 }
 
 /** A running emulator with every vendor on it. */
@@ -41,6 +45,7 @@ export async function startSiemEmulator(options: StartSiemEmulatorOptions = {}):
     splunk: createSplunkEmulator(options.splunk),
     chronicle: createChronicleEmulator(options.chronicle),
     sentinel: createSentinelEmulator(options.sentinel),
+    kibana: createKibanaEmulator(options.kibana),
   };
   const server = await startEmulatorServer(Object.values(vendors) as VendorEmulator[], options);
   return Object.assign(server, vendors);
