@@ -1,3 +1,4 @@
+import { elastic } from './elastic/elastic.js';
 import type { PlatformDefinition } from './platform.js';
 import type { PlatformId } from './platform-id.js';
 import { splunk } from './splunk/splunk.js';
@@ -9,4 +10,5 @@ import { splunk } from './splunk/splunk.js';
 // biome-ignore lint/suspicious/noExplicitAny: each definition has its own options shape; the connector validates with it.
 export const PLATFORMS: Readonly<Partial<Record<PlatformId, PlatformDefinition<any>>>> = {
   siem_a: splunk,
+  siem_c: elastic,
 };
