@@ -14,13 +14,6 @@ export {
 } from './siem-emulator.js';
 export type { EmulatorRequest, EmulatorResponse, VendorEmulator, VendorName } from './vendor.js';
 export {
-  createKibanaEmulator,
-  KIBANA_DEFAULTS,
-  type KibanaCase,
-  type KibanaEmulator,
-  type KibanaEmulatorOptions,
-} from './vendors/kibana.js';
-export {
   CHRONICLE_DEFAULTS,
   CHRONICLE_PERMISSIONS,
   type ChronicleEmulator,
@@ -37,6 +30,26 @@ export {
 } from './vendors/chronicle-oauth.js';
 export { compileUdmQuery, UdmQueryError } from './vendors/chronicle-query.js';
 export { readUdmEvent, UDM_EVENT_TYPES, UDM_SEVERITIES, type UdmEvent, UdmRejection } from './vendors/chronicle-udm.js';
+export {
+  createKibanaEmulator,
+  KIBANA_DEFAULTS,
+  type KibanaCase,
+  type KibanaEmulator,
+  type KibanaEmulatorOptions,
+} from './vendors/kibana.js';
+export {
+  createQradarEmulator,
+  type LeefReader,
+  type OffenseNote,
+  QRADAR_DEFAULTS,
+  type QradarEmulator,
+  type QradarEmulatorOptions,
+  type QradarEvent,
+  qradarError,
+  type ReferenceSet,
+  type ReferenceSetElement,
+} from './vendors/qradar.js';
+export { AqlError, type ArielEvent, parseAql, runAql } from './vendors/qradar-aql.js';
 export {
   createSentinelEmulator,
   SentinelEmulator,

@@ -2,6 +2,7 @@ import { type SiemEmulator, type SiemEmulatorOptions, startEmulatorServer } from
 import type { VendorEmulator } from './vendor.js';
 import { type ChronicleEmulator, type ChronicleEmulatorOptions, createChronicleEmulator } from './vendors/chronicle.js';
 import { createKibanaEmulator, type KibanaEmulator, type KibanaEmulatorOptions } from './vendors/kibana.js';
+import { createQradarEmulator, type QradarEmulator, type QradarEmulatorOptions } from './vendors/qradar.js';
 import { createSentinelEmulator, type SentinelEmulator, type SentinelEmulatorOptions } from './vendors/sentinel.js';
 import { createSplunkEmulator, type SplunkEmulator, type SplunkEmulatorOptions } from './vendors/splunk.js';
 
@@ -11,6 +12,8 @@ import { createSplunkEmulator, type SplunkEmulator, type SplunkEmulatorOptions }
  */
 export interface EmulatedVendors {
   splunk: SplunkEmulator;
+  /** Also listens for syslog (TCP on `syslogPort`, TLS on `syslogTlsPort`), closed with the emulator. */
+  qradar: QradarEmulator;
   chronicle: ChronicleEmulator;
   /** Entra ID token authority, Logs Ingestion, Log Analytics query and Sentinel incidents (ARM), told apart by path. */
   sentinel: SentinelEmulator;
@@ -21,6 +24,7 @@ export interface EmulatedVendors {
 /** Options of {@link startSiemEmulator}: the server's, and each vendor's. */
 export interface StartSiemEmulatorOptions extends SiemEmulatorOptions {
   splunk?: SplunkEmulatorOptions;
+  qradar?: QradarEmulatorOptions;
   chronicle?: ChronicleEmulatorOptions;
   sentinel?: SentinelEmulatorOptions;
   kibana?: KibanaEmulatorOptions;
@@ -43,10 +47,23 @@ export type RunningSiemEmulator = SiemEmulator & EmulatedVendors;
 export async function startSiemEmulator(options: StartSiemEmulatorOptions = {}): Promise<RunningSiemEmulator> {
   const vendors: EmulatedVendors = {
     splunk: createSplunkEmulator(options.splunk),
+    qradar: createQradarEmulator(options.qradar),
     chronicle: createChronicleEmulator(options.chronicle),
     sentinel: createSentinelEmulator(options.sentinel),
     kibana: createKibanaEmulator(options.kibana),
   };
-  const server = await startEmulatorServer(Object.values(vendors) as VendorEmulator[], options);
-  return Object.assign(server, vendors);
+  await vendors.qradar.listen();
+  const server = await startEmulatorServer(Object.values(vendors) as VendorEmulator[], options).catch(
+    async (error: unknown) => {
+      await vendors.qradar.closeListeners();
+      throw error;
+    },
+  );
+  const closeServer = server.close;
+  return Object.assign(server, vendors, {
+    async close() {
+      await closeServer();
+      await vendors.qradar.closeListeners();
+    },
+  });
 }
