@@ -1,6 +1,7 @@
 import { elastic } from './elastic/elastic.js';
 import type { PlatformDefinition } from './platform.js';
 import type { PlatformId } from './platform-id.js';
+import { qradar } from './qradar/qradar.js';
 import { splunk } from './splunk/splunk.js';
 
 /**
@@ -10,5 +11,6 @@ import { splunk } from './splunk/splunk.js';
 // biome-ignore lint/suspicious/noExplicitAny: each definition has its own options shape; the connector validates with it.
 export const PLATFORMS: Readonly<Partial<Record<PlatformId, PlatformDefinition<any>>>> = {
   siem_a: splunk,
+  siem_b: qradar,
   siem_c: elastic,
 };
