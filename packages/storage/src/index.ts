@@ -5,7 +5,16 @@ export type {
   StoredThreatInput,
   ThreatStorage,
 } from './contract/threat-storage.js';
+export type { DocumentAlertStore } from './document-store/document-alert-store.js';
+export type { CollectionKey, DocumentStoreOptions } from './document-store/document-store-options.js';
+export {
+  type DocumentQueryOptions,
+  type DocumentStoreRuntime,
+  DocumentStoreStorage,
+} from './document-store/document-store-storage.js';
+export type { ExpiryDetection, ExpiryMode } from './document-store/expiry.js';
 export { StorageError, type StorageOperation } from './errors/storage-error.js';
+export { checkFilter, FILTER_LIMITS, type StorageFilter } from './filter/filter-allowlist.js';
 export type { StorageBackend, StorageBackendContext } from './integration/storage-backend.js';
 export {
   createStorageIntegration,

@@ -6,6 +6,11 @@ import type { AlertStore, IntegrationHealth } from '@threatlib/core';
  * (`results.confidence`).
  */
 export interface StoredThreatInput {
+  /**
+   * The record's id (1 to 128 letters, digits, `.`, `_`, `:`, `-`); one is made when absent. A record stored again
+   * under an id already stored is not stored twice, so a retried write never doubles a record.
+   */
+  id?: string;
   indicator: string;
   /** The scan or correlation result (an object); a correlation's `confidence` is queried as `results.confidence`. */
   results: Record<string, unknown>;
@@ -17,6 +22,7 @@ export interface StoredThreatInput {
 
 /** A threat record as a store gives it back: dates as `Date`, and when it expires. */
 export interface StoredThreat {
+  id: string;
   indicator: string;
   results: Record<string, unknown>;
   scanDate: Date;

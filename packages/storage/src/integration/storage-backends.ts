@@ -1,7 +1,10 @@
+import { documentStoreBackend } from '../document-store/document-store-backend.js';
 import type { StorageBackend } from './storage-backend.js';
 
 /**
  * The back ends `integrations.storage.type` names: each back end's folder exports its {@link StorageBackend}, listed
  * here under its `type`.
  */
-export const STORAGE_BACKENDS: Readonly<Record<string, StorageBackend>> = {};
+export const STORAGE_BACKENDS: Readonly<Record<string, StorageBackend>> = {
+  mongodb: documentStoreBackend as StorageBackend,
+};

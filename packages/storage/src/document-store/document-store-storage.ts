@@ -1,0 +1,470 @@
+import {
+  type Clock,
+  type IntegrationHealth,
+  type Logger,
+  silentLogger,
+  systemClock,
+  ThreatlibError,
+  ValidationError,
+} from '@threatlib/core';
+import {
+  type Collection,
+  type Db,
+  type Document,
+  MongoBulkWriteError,
+  MongoClient,
+  type MongoClientOptions,
+  MongoNetworkError,
+  MongoServerSelectionError,
+  ObjectId,
+} from 'mongodb';
+import { parseSightings } from '../contract/sighting-schema.js';
+import type {
+  IndicatorHistory,
+  IndicatorSighting,
+  StoredThreat,
+  StoredThreatInput,
+  ThreatStorage,
+} from '../contract/threat-storage.js';
+import { StorageError, type StorageOperation } from '../errors/storage-error.js';
+import { checkFilter, type StorageFilter } from '../filter/filter-allowlist.js';
+import { type AlertDocument, DocumentAlertStore } from './document-alert-store.js';
+import {
+  type CollectionKey,
+  type DocumentStoreOptions,
+  parseDocumentStoreOptions,
+  type ResolvedDocumentStoreOptions,
+} from './document-store-options.js';
+import { EXPIRY_FIELD, type ExpiryDetection, ExpirySweeper, prepareExpiry } from './expiry.js';
+import { type IndicatorDocument, sightingUpserts, toIndicatorHistory } from './indicator-history.js';
+import { storableRecord } from './stored-record.js';
+import { fromDocument, fromThreatDocument, type ThreatDocument, threatDocument } from './threat-document.js';
+
+/** What `new DocumentStoreStorage(options, runtime)` takes besides its options. */
+export interface DocumentStoreRuntime {
+  /** Where the store logs (sweeps, failures); silent without one. */
+  logger?: Logger;
+  /** The clock expiry is judged by and the sweeper runs on (tests pass a `ManualClock`). */
+  clock?: Clock;
+  /** Where the options sit in a configuration (`integrations.storage`), for error paths. */
+  optionsPath?: string;
+  /** More options for the driver's `MongoClient` (TLS, pool size, `monitorCommands`...). */
+  driverOptions?: MongoClientOptions;
+}
+
+/** Options of {@link DocumentStoreStorage.query}. */
+export interface DocumentQueryOptions {
+  /** Most records to return (default and cap: the store's `maxResults`). */
+  limit?: number;
+  /** Field paths to sort by, 1 ascending or -1 descending, in order: `{scanDate: -1}`. */
+  sort?: Record<string, 1 | -1>;
+}
+
+/** A document as this store writes it: its id is a string (the record's `id`). */
+type StoredDocument = { _id: string } & Record<string, unknown>;
+
+/** The keys `store` and `query` accept: the documented collections (alerts go through `alerts`). */
+const RECORD_COLLECTIONS = ['threats', 'campaigns', 'indicators'] as const;
+type RecordCollection = (typeof RECORD_COLLECTIONS)[number];
+
+/**
+ * The document store: threat records, campaigns, one history record per indicator and the client's alerts in a
+ * MongoDB database (or a MongoDB wire-protocol server such as FerretDB), on the official `mongodb` driver.
+ *
+ * Records expire `ttl` seconds after `scanDate` (`expiresAt`): a TTL index deletes them where the server has one
+ * (MongoDB), found out at start; elsewhere (FerretDB 1.x) a sweeper deletes them every `sweepIntervalMs`. Either way
+ * `query` never returns an expired record. Filters are checked against an allowlist of operators before anything is
+ * sent (see `checkFilter`): `$where`, `$function`, `$expr`, `$accumulator` and unknown operators are refused.
+ *
+ * The first call connects and prepares the collections (indexes, expiry); `start()` does it up front, `stop()`
+ * closes the connections and the sweeper's timer.
+ *
+ * @example
+ * ```ts
+ * const storage = new DocumentStoreStorage({
+ *   uri: 'mongodb://127.0.0.1:27017',
+ *   database: 'threat_intel',
+ *   collections: { threats: 'threats', campaigns: 'campaigns', indicators: 'indicators' },
+ * });
+ * await storage.store('threats', { indicator: 'malicious.example', results, scanDate: new Date(), ttl: 86_400 });
+ * const high = await storage.query('threats', {
+ *   'results.confidence': { $gte: 80 },
+ *   scanDate: { $gte: new Date(Date.now() - 7 * 86_400_000) },
+ * });
+ * await storage.stop();
+ * ```
+ */
+export class DocumentStoreStorage implements ThreatStorage {
+  readonly backend = 'mongodb';
+  /** The options in force, defaults filled in. */
+  readonly options: ResolvedDocumentStoreOptions;
+  /** The driver's client, for what this class does not cover (and for command monitoring). */
+  readonly client: MongoClient;
+  /** Core's alert store contract on the `alerts` collection. */
+  readonly alerts: DocumentAlertStore;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #db: Db;
+  readonly #sweeper: ExpirySweeper;
+  #ready: Promise<void> | undefined;
+  #expiry: ExpiryDetection | undefined;
+
+  /**
+   * @throws {ConfigurationError} `Configuration invalid: <option>: <reason>` naming each invalid option.
+   */
+  constructor(options: DocumentStoreOptions, runtime: DocumentStoreRuntime = {}) {
+    this.options = parseDocumentStoreOptions(options, runtime.optionsPath);
+    this.#clock = runtime.clock ?? systemClock;
+    this.#logger = runtime.logger ?? silentLogger;
+    this.client = new MongoClient(this.options.uri, {
+      serverSelectionTimeoutMS: this.options.timeoutMs,
+      connectTimeoutMS: this.options.timeoutMs,
+      appName: 'threatlib',
+      ...runtime.driverOptions,
+    });
+    this.#db = this.client.db(this.options.database);
+    this.#sweeper = new ExpirySweeper({
+      clock: this.#clock,
+      intervalMs: this.options.sweepIntervalMs,
+      sweep: (now) => this.#sweep(now),
+      logger: this.#logger,
+    });
+    this.alerts = new DocumentAlertStore({
+      collection: async () => {
+        await this.start();
+        return this.#collection<AlertDocument>('alerts');
+      },
+      run: (operation, work) => this.#run(operation, 'alerts', work),
+      now: () => new Date(this.#clock.now()),
+    });
+  }
+
+  /**
+   * How this server expires records (`ttl-index` or `sweeper`) and why; undefined before the store has started.
+   */
+  get expiry(): ExpiryDetection | undefined {
+    return this.#expiry;
+  }
+
+  /**
+   * Connects, creates the indexes and finds out how the server expires records (starting the sweeper where it must).
+   * Idempotent; a failed start is tried again by the next call.
+   *
+   * @throws {StorageError} `operation: 'connect'` when the server cannot be reached or refuses.
+   */
+  start(): Promise<void> {
+    if (!this.#ready) {
+      const opening = this.#open();
+      this.#ready = opening;
+      opening.catch(() => {
+        if (this.#ready === opening) this.#ready = undefined;
+      });
+    }
+    return this.#ready;
+  }
+
+  /** Stops the sweeper (waiting for a sweep under way) and closes every connection. A later call connects again. */
+  async stop(): Promise<void> {
+    const ready = this.#ready;
+    this.#ready = undefined;
+    await ready?.catch(() => undefined);
+    await this.#sweeper.stop();
+    await this.client.close();
+  }
+
+  /** Whether the server answers a `ping` now, and how records expire. */
+  async health(): Promise<IntegrationHealth> {
+    try {
+      await this.start();
+      await this.#db.command({ ping: 1 });
+      return {
+        healthy: true,
+        detail: `mongodb database ${this.options.database}; expiry by ${this.#expiry?.mode}`,
+        expiry: this.#expiry?.mode,
+        sweeps: { ...this.#sweeper.stats },
+      };
+    } catch (error) {
+      return { healthy: false, detail: messageOf(error) };
+    }
+  }
+
+  /**
+   * Stores a record in a collection (`threats`, `campaigns`, `indicators`). A threat record is the documented
+   * `{indicator, results, scanDate, ttl}` (an `id` of its own optional); it expires `ttl` seconds after `scanDate`.
+   * Other records are objects of JSON-like data; one with `ttl` expires `ttl` seconds after its `scanDate` (or now).
+   * Top-level date fields given as ISO 8601 strings are stored as dates. Resolves with the record as stored.
+   *
+   * @throws {ValidationError} for an unknown collection key or a record that cannot be stored, naming the field.
+   * @throws {StorageError} when the server cannot be reached or does not acknowledge the write.
+   */
+  async store(collection: string, record: object): Promise<Record<string, unknown> & { id: string }> {
+    const key = recordCollection(collection);
+    const document = key === 'threats' ? threatDocument(record) : genericDocument(record, this.#clock.now());
+    await this.start();
+    const target = this.#collection(key);
+    await this.#run('store', key, () => target.insertOne(document));
+    return fromDocument(document);
+  }
+
+  /**
+   * The records of a collection that match `filter` and have not expired: comparison operators (`$eq $ne $gt $gte
+   * $lt $lte $in $nin $exists $not`) on field paths such as `results.confidence`, and `$and $or $nor`. ISO 8601
+   * strings compared with date fields (`scanDate`, `expiresAt`, `firstSeen`, `lastSeen`...) are compared as dates.
+   * At most `options.limit` records (default and cap: `maxResults`).
+   *
+   * @throws {ValidationError} `Invalid storage filter: <path>: <reason>` for a refused operator (`$where`,
+   *   `$function`, `$expr`, `$accumulator`, any unknown one) or a malformed filter; nothing is sent to the server.
+   * @throws {StorageError} when the server cannot be reached or fails the query.
+   */
+  async query(
+    collection: string,
+    filter: object = {},
+    options: DocumentQueryOptions = {},
+  ): Promise<Array<Record<string, unknown> & { id: string }>> {
+    const key = recordCollection(collection);
+    const checked = checkFilter(filter);
+    const limit = queryLimit(options.limit, this.options.maxResults);
+    const sort = querySort(options.sort);
+    await this.start();
+    const target = this.#collection(key);
+    const documents = await this.#run('query', key, () =>
+      target.find(this.#unexpired(checked), { limit, ...(sort ? { sort } : {}) }).toArray(),
+    );
+    return documents.map((document) => fromDocument(document));
+  }
+
+  async storeThreats(records: readonly StoredThreatInput[]): Promise<void> {
+    if (!Array.isArray(records)) {
+      throw new ValidationError('threat records', [{ path: '(root)', message: 'expected an array of threat records' }]);
+    }
+    const documents = records.map((record, i) => threatDocument(record, `threat record [${i}]`));
+    if (documents.length === 0) return;
+    await this.start();
+    const target = this.#collection('threats');
+    await this.#run('store', 'threats', async () => {
+      try {
+        await target.insertMany(documents, { ordered: false });
+      } catch (error) {
+        // A record stored by an earlier attempt (same id) is stored: a retried batch is not an error.
+        if (error instanceof MongoBulkWriteError && onlyDuplicates(error)) return;
+        throw error;
+      }
+    });
+  }
+
+  async threatsOf(indicator: string, limit = 100): Promise<StoredThreat[]> {
+    const documents = await this.#threats({ indicator: String(indicator) }, queryLimit(limit, this.options.maxResults));
+    return documents.map((document) => fromThreatDocument(document));
+  }
+
+  async recordSightings(sightings: readonly IndicatorSighting[]): Promise<void> {
+    const operations = sightingUpserts(parseSightings(sightings));
+    if (operations.length === 0) return;
+    await this.start();
+    const target = this.#collection<IndicatorDocument>('indicators');
+    await this.#run('store', 'indicators', async () => {
+      try {
+        await target.bulkWrite(operations, { ordered: true });
+      } catch (error) {
+        // Two writers upserting the same new indicator at once: one insert loses the race on the unique index, and
+        // the same update applied again now finds the document.
+        if (!(error instanceof MongoBulkWriteError) || !onlyDuplicates(error)) throw error;
+        const failedAt = Math.min(...writeErrorsOf(error).map((e) => e.index));
+        await target.bulkWrite(operations.slice(failedAt), { ordered: true });
+      }
+    });
+  }
+
+  async indicatorHistory(indicator: string): Promise<IndicatorHistory | undefined> {
+    await this.start();
+    const target = this.#collection<IndicatorDocument>('indicators');
+    const document = await this.#run('query', 'indicators', () =>
+      target.findOne({ indicator: String(indicator) }, { projection: { _id: 0 } }),
+    );
+    return document === null ? undefined : toIndicatorHistory(document);
+  }
+
+  /** Deletes the threat and campaign records that have expired by now (the store's clock); resolves with how many. */
+  async sweepExpired(): Promise<number> {
+    await this.start();
+    return this.#sweep(new Date(this.#clock.now()));
+  }
+
+  async #open(): Promise<void> {
+    await this.#run('connect', undefined, async () => {
+      await this.client.connect();
+      const threats = this.#collection('threats');
+      const expiry = await prepareExpiry(threats);
+      if (expiry.mode === 'ttl-index') await prepareExpiry(this.#collection('campaigns'));
+      else await this.#collection('campaigns').createIndex({ [EXPIRY_FIELD]: 1 }, { name: 'threatlib_expiresAt' });
+      await threats.createIndex({ indicator: 1, scanDate: -1 }, { name: 'threatlib_indicator_scanDate' });
+      await this.#collection('indicators').createIndex({ indicator: 1 }, { name: 'threatlib_indicator', unique: true });
+      await this.#collection('alerts').createIndex({ time: -1, seq: -1 }, { name: 'threatlib_time_seq' });
+      this.#expiry = expiry;
+    });
+    const expiry = this.#expiry as ExpiryDetection;
+    this.#logger.info(
+      { database: this.options.database, expiry: expiry.mode },
+      `document store ready: records expire by ${expiry.mode === 'ttl-index' ? "the server's TTL index" : `a sweep every ${this.options.sweepIntervalMs} ms`} (${expiry.reason})`,
+    );
+    if (expiry.mode === 'sweeper') this.#sweeper.start();
+  }
+
+  #collection<T extends Document = StoredDocument>(key: CollectionKey): Collection<T> {
+    return this.#db.collection<T>(this.options.collections[key]);
+  }
+
+  /** `filter` restricted to records that have not expired by now: a record without `expiresAt` never expires. */
+  #unexpired(filter: StorageFilter): StorageFilter {
+    const live = { [EXPIRY_FIELD]: { $not: { $lte: new Date(this.#clock.now()) } } };
+    return Object.keys(filter).length === 0 ? live : { $and: [filter, live] };
+  }
+
+  async #threats(filter: StorageFilter, limit: number): Promise<ThreatDocument[]> {
+    await this.start();
+    const target = this.#collection('threats');
+    return (await this.#run('query', 'threats', () =>
+      target.find(this.#unexpired(filter), { limit, sort: { scanDate: -1 } }).toArray(),
+    )) as unknown as ThreatDocument[];
+  }
+
+  async #sweep(now: Date): Promise<number> {
+    let deleted = 0;
+    for (const key of ['threats', 'campaigns'] as const) {
+      const target = this.#collection(key);
+      const result = await this.#run('sweep', key, () => target.deleteMany({ [EXPIRY_FIELD]: { $lte: now } }));
+      deleted += result.deletedCount;
+    }
+    return deleted;
+  }
+
+  /** Runs a driver call; a failure becomes a `StorageError` naming the operation and collection, never the URI. */
+  async #run<T>(operation: StorageOperation, key: string | undefined, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (ThreatlibError.isInstance(error)) throw error;
+      const where =
+        key === undefined
+          ? `database ${this.options.database}`
+          : `collection "${key}" (${this.options.collections[key as CollectionKey] ?? key})`;
+      throw new StorageError(
+        'mongodb',
+        operation,
+        `Document store: ${operation} on ${where} failed: ${scrub(messageOf(error))}`,
+        {
+          ...(key === undefined ? {} : { target: key }),
+          isRetryable: isTransient(error),
+          cause: error,
+        },
+      );
+    }
+  }
+}
+
+function recordCollection(collection: unknown): RecordCollection {
+  if (typeof collection === 'string' && (RECORD_COLLECTIONS as readonly string[]).includes(collection)) {
+    return collection as RecordCollection;
+  }
+  throw new ValidationError('collection', [
+    {
+      path: '(root)',
+      message: `expected one of ${RECORD_COLLECTIONS.join(', ')} (the keys of "collections"), got ${JSON.stringify(collection) ?? String(collection)}`,
+    },
+  ]);
+}
+
+/** A record of a collection other than threats: plain data; with `ttl` it expires `ttl` s after `scanDate` (or now). */
+function genericDocument(record: unknown, now: number): Record<string, unknown> & { _id: string } {
+  const document = storableRecord(record, 'record');
+  const { id, ttl } = document;
+  if (id !== undefined && (typeof id !== 'string' || !/^[A-Za-z0-9._:-]{1,128}$/.test(id))) {
+    throw new ValidationError('record', [
+      { path: 'id', message: 'expected 1 to 128 letters, digits, ".", "_", ":" or "-"' },
+    ]);
+  }
+  if (document[EXPIRY_FIELD] !== undefined) {
+    throw new ValidationError('record', [
+      { path: EXPIRY_FIELD, message: 'is set by the store, from scanDate and ttl' },
+    ]);
+  }
+  delete document.id;
+  const out: Record<string, unknown> & { _id: string } = { ...document, _id: (id as string | undefined) ?? newId() };
+  if (ttl !== undefined) {
+    if (typeof ttl !== 'number' || !(ttl > 0)) {
+      throw new ValidationError('record', [
+        { path: 'ttl', message: 'expected the seconds to keep the record, more than 0' },
+      ]);
+    }
+    const from = document.scanDate instanceof Date ? document.scanDate.getTime() : now;
+    out[EXPIRY_FIELD] = new Date(from + ttl * 1000);
+  }
+  return out;
+}
+
+function newId(): string {
+  return new ObjectId().toHexString();
+}
+
+function queryLimit(limit: unknown, max: number): number {
+  if (limit === undefined) return max;
+  if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 1) {
+    throw new ValidationError('query options', [
+      { path: 'limit', message: `expected a whole number from 1 to ${max}` },
+    ]);
+  }
+  return Math.min(limit, max);
+}
+
+function querySort(sort: unknown): Record<string, 1 | -1> | undefined {
+  if (sort === undefined) return undefined;
+  if (typeof sort !== 'object' || sort === null || Array.isArray(sort)) {
+    throw new ValidationError('query options', [
+      { path: 'sort', message: 'expected an object such as {"scanDate": -1}' },
+    ]);
+  }
+  const entries = Object.entries(sort);
+  if (entries.length > 8) throw new ValidationError('query options', [{ path: 'sort', message: 'at most 8 fields' }]);
+  for (const [field, direction] of entries) {
+    if (
+      !/^[^$.\0][^$\0]{0,511}$/.test(field) ||
+      field.split('.').some((segment) => segment === '' || segment.startsWith('$'))
+    ) {
+      throw new ValidationError('query options', [{ path: `sort.${field}`, message: 'expected a field path' }]);
+    }
+    if (direction !== 1 && direction !== -1) {
+      throw new ValidationError('query options', [{ path: `sort.${field}`, message: 'expected 1 or -1' }]);
+    }
+  }
+  return Object.fromEntries(entries) as Record<string, 1 | -1>;
+}
+
+function writeErrorsOf(error: MongoBulkWriteError): Array<{ index: number; code: number }> {
+  const errors: unknown = error.writeErrors;
+  return (Array.isArray(errors) ? errors : [errors]) as Array<{ index: number; code: number }>;
+}
+
+/** Whether every write the server refused was refused as a duplicate key (and nothing else went wrong). */
+function onlyDuplicates(error: MongoBulkWriteError): boolean {
+  const errors = writeErrorsOf(error);
+  return errors.length > 0 && errors.every((e) => e.code === 11000) && !error.writeConcernError;
+}
+
+function isTransient(error: unknown): boolean {
+  return (
+    error instanceof MongoNetworkError ||
+    error instanceof MongoServerSelectionError ||
+    (typeof (error as { hasErrorLabel?: unknown }).hasErrorLabel === 'function' &&
+      ((error as { hasErrorLabel(label: string): boolean }).hasErrorLabel('RetryableWriteError') ||
+        (error as { hasErrorLabel(label: string): boolean }).hasErrorLabel('TransientTransactionError')))
+  );
+}
+
+/** Removes credentials a driver message might carry in a connection string (`//user:password@`). */
+function scrub(message: string): string {
+  return message.replace(/\/\/[^/@\s]*@/g, '//***@');
+}
+
+function messageOf(error: unknown): string {
+  return (error as Error | undefined)?.message ?? String(error);
+}
