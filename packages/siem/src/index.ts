@@ -6,7 +6,12 @@ export {
   type SiemTlsOptions,
 } from './connector/connector-options.js';
 export { SiemAuthenticationError } from './connector/siem-authentication-error.js';
-export { SIEMConnector, type SiemCallOptions, type SiemConnectorRuntime } from './connector/siem-connector.js';
+export {
+  type CreateCaseOptions,
+  SIEMConnector,
+  type SiemCallOptions,
+  type SiemConnectorRuntime,
+} from './connector/siem-connector.js';
 export { SiemError, type SiemErrorCode, type SiemErrorDetails, type SiemOperation } from './connector/siem-error.js';
 export { SiemRequestError } from './connector/siem-request-error.js';
 export { SiemTimeoutError } from './connector/siem-timeout-error.js';

@@ -15,6 +15,7 @@ import {
   silentLogger,
   systemClock,
   ThreatlibError,
+  ValidationError,
 } from '@threatlib/core';
 import type {
   ConnectionReport,
@@ -62,6 +63,15 @@ export interface SiemCallOptions {
   signal?: AbortSignal;
   /** Retries for this call instead of the connector's `retries` (the client's delivery passes 0: it retries itself). */
   retries?: number;
+}
+
+/** Options of `createCase`: the call's, and what a platform may attach the case to. */
+export interface CreateCaseOptions extends SiemCallOptions {
+  /**
+   * `siem_b` (QRadar) only: the offense to add the case to as a note (QRadar has no call that creates an offense).
+   * Refused by the other platforms.
+   */
+  offenseId?: number;
 }
 
 /**
@@ -202,10 +212,30 @@ export class SIEMConnector {
     return { platform: this.platform, accepted, batches: batches.length };
   }
 
-  /** Opens a case (`{title, description, priority, assignee, indicators}`) and resolves with the SIEM's id for it. */
-  async createCase(input: CaseInput, options: SiemCallOptions = {}): Promise<string> {
+  /**
+   * Opens a case (`{title, description, priority, assignee, indicators}`) and resolves with the SIEM's id for it.
+   * `options.offenseId` (QRadar only) adds it to that offense as a note.
+   */
+  async createCase(input: CaseInput, options: CreateCaseOptions = {}): Promise<string> {
     const parsed = parseRecord(CaseSchema, input, 'case');
-    return this.#call('createCase', options, (platform, call) => platform.createCase(parsed, call));
+    const { offenseId } = options;
+    if (offenseId !== undefined) {
+      if (!Number.isSafeInteger(offenseId) || offenseId < 0) {
+        throw new ValidationError('case options', [
+          { path: 'offenseId', message: 'expected an offense id (a whole number)' },
+        ]);
+      }
+      if (!this.#definition.caseOptions?.includes('offenseId')) {
+        throw new ValidationError('case options', [
+          {
+            path: 'offenseId',
+            message: `${this.vendor} (${this.platform}) has no offenses; only siem_b (QRadar) takes it`,
+          },
+        ]);
+      }
+    }
+    const extras = offenseId === undefined ? {} : { offenseId };
+    return this.#call('createCase', options, (platform, call) => platform.createCase(parsed, call, extras));
   }
 
   /** What the SIEM has seen of `{type, value}`: `{indicator, firstSeen, lastSeen, associatedEvents, riskScore}`. */

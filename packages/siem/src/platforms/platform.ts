@@ -37,8 +37,11 @@ export interface SiemPlatform {
    * requests as the API allows, all-or-nothing where the API is; resolves with what the SIEM acknowledged.
    */
   sendAlerts(batch: readonly Alert[], call: PlatformCall): Promise<DeliveryReceipt>;
-  /** Opens a case (or the platform's nearest thing, documented in the README) and resolves with the SIEM's id for it. */
-  createCase(input: Case, call: PlatformCall): Promise<string>;
+  /**
+   * Opens a case (or the platform's nearest thing, documented in the README) and resolves with the SIEM's id for it.
+   * `options` holds only what the definition's `caseOptions` lists (the connector refuses the rest).
+   */
+  createCase(input: Case, call: PlatformCall, options?: CaseOptions): Promise<string>;
   /**
    * What the SIEM has seen of an indicator: first and last time, how many events, a risk score. An indicator the SIEM
    * never saw resolves with `associatedEvents: 0`, `riskScore: 0` and both times set to the time of the search.
@@ -51,6 +54,12 @@ export interface SiemPlatform {
   testConnection(call: PlatformCall): Promise<ConnectionReport>;
   /** Releases what the platform holds besides the connector's HTTP agent (an SDK client). */
   close?(): Promise<void>;
+}
+
+/** What `createCase` may carry besides the case, for the platforms that take it. */
+export interface CaseOptions {
+  /** siem_b (QRadar): the offense to add the case to as a note. */
+  offenseId?: number;
 }
 
 /** What one request to the platform may carry. */
@@ -129,6 +138,8 @@ export interface PlatformDefinition<Shape extends z.core.$ZodLooseShape = z.core
    * run by the connector's constructor; paths are relative to the options (`hec.token`).
    */
   validate?(options: ResolvedCommonOptions & z.output<z.ZodObject<Shape>>): ConfigurationIssue[];
+  /** The `createCase` options the platform takes (`offenseId`); the connector refuses the others. */
+  readonly caseOptions?: readonly (keyof CaseOptions)[];
   /** Secrets among the platform's own options (the connector already knows `credentials`). */
   secretsOf?(options: z.output<z.ZodObject<Shape>>): ReadonlyArray<string | undefined>;
   create(settings: PlatformSettings<z.output<z.ZodObject<Shape>>>): SiemPlatform;

@@ -13,6 +13,7 @@ import { hostname as osHostname } from 'node:os';
 import type { Alert, Case, Clock, EnrichedIndicator, IndicatorRecord } from '@threatlib/core';
 import type { ResolvedCommonOptions } from '../../connector/connector-options.js';
 import type {
+  CaseOptions,
   ConnectionReport,
   DeliveryReceipt,
   PlatformCall,
@@ -26,12 +27,6 @@ import { alertMessage, caseMessage, type EventSettings } from './qradar-events.j
 import { QRADAR_TCP_SYSLOG_PORT, QRADAR_TLS_SYSLOG_PORT, type QradarOptions } from './qradar-options.js';
 import { addToReferenceSet, findReferenceElement } from './reference-sets.js';
 import { probeSyslog, type SyslogTarget, sendSyslog } from './syslog-sender.js';
-
-/** What `createCase` may be given besides the case (the connector's call options). */
-export interface QradarCaseOptions {
-  /** An offense to add the case to as a note. */
-  offenseId?: number;
-}
 
 /** Longest note text sent (it travels in the query string). */
 const MAX_NOTE_CHARS = 2000;
@@ -93,7 +88,7 @@ export class QradarPlatform implements SiemPlatform {
    * Resolves with the case id: the `caseId` attribute of the event (`threatlib-case-<uuid>`), which an Ariel search
    * finds and the note quotes.
    */
-  async createCase(input: Case, call: PlatformCall, extras: QradarCaseOptions = {}): Promise<string> {
+  async createCase(input: Case, call: PlatformCall, extras: CaseOptions = {}): Promise<string> {
     let caseId = this.#caseIds.get(input);
     if (caseId === undefined) {
       caseId = `threatlib-case-${randomUUID()}`;

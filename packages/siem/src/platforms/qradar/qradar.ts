@@ -9,5 +9,6 @@ export const qradar: PlatformDefinition<typeof QRADAR_OPTIONS> = {
   status: 'production',
   defaultPort: QRADAR_API_PORT,
   optionsShape: QRADAR_OPTIONS,
+  caseOptions: ['offenseId'],
   create: (settings) => new QradarPlatform(settings),
 };
