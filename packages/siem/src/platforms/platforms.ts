@@ -2,6 +2,7 @@ import { elastic } from './elastic/elastic.js';
 import type { PlatformDefinition } from './platform.js';
 import type { PlatformId } from './platform-id.js';
 import { qradar } from './qradar/qradar.js';
+import { sentinel } from './sentinel/sentinel.js';
 import { splunk } from './splunk/splunk.js';
 
 /**
@@ -13,4 +14,5 @@ export const PLATFORMS: Readonly<Partial<Record<PlatformId, PlatformDefinition<a
   siem_a: splunk,
   siem_b: qradar,
   siem_c: elastic,
+  siem_d: sentinel,
 };

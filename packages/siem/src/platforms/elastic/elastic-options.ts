@@ -68,48 +68,56 @@ export const ELASTIC_OPTIONS = {
   tokenScheme: z.enum(['ApiKey', 'Bearer']).default('ApiKey'),
   /**
    * Kibana, where `createCase` opens cases (Cases API) and `testConnection` reads `/api/status`. Same credentials,
-   * protocol and TLS options as Elasticsearch. `false`: no Kibana (createCase rejects as unsupported).
+   * protocol and TLS options as Elasticsearch.
    */
   kibana: z
-    .union([
-      z.literal(false),
-      z.strictObject({
-        /** Default: `host`. */
-        host: z
-          .string()
-          .trim()
-          .min(1)
-          .max(253)
-          .refine((host) => !host.includes('://') && !/[/?#@\s]/.test(host), {
-            error: 'expected a host name or address only (no scheme, path or user)',
-          })
-          .optional(),
-        port: z.int().min(1).max(65_535).default(KIBANA_PORT),
-        /** The Kibana space of the cases (default: the default space). */
-        space: z
-          .string()
-          .regex(/^[a-z0-9_-]{1,100}$/, { error: 'expected a space id: lower-case letters, digits, _ and -' })
-          .optional(),
-        /** The application that owns the cases (`securitySolution`, `observability`, `cases` for Stack Management). */
-        owner: z.enum(['securitySolution', 'observability', 'cases']).default('securitySolution'),
-        /** Tags every case gets, besides `threatlib`. */
-        tags: z.array(z.string().trim().min(1).max(256)).max(50).default([]),
-        /**
-         * Kibana user profile uids by e-mail: a case whose `assignee` is listed here is assigned to that profile
-         * (assigning needs a Platinum license). An e-mail not listed goes into the tags (`assignee:<e-mail>`) and
-         * the description instead.
-         */
-        assignees: z.record(z.email({ error: 'expected an e-mail address as key' }), profileUid).default({}),
-      }),
-    ])
-    .default({ port: KIBANA_PORT, owner: 'securitySolution', tags: [], assignees: {} }),
+    .strictObject({
+      /** `false`: no Kibana (createCase rejects as unsupported, testConnection leaves it out). */
+      enabled: z.boolean().default(true),
+      /** Default: `host`. */
+      host: z
+        .string()
+        .trim()
+        .min(1)
+        .max(253)
+        .refine((host) => !host.includes('://') && !/[/?#@\s]/.test(host), {
+          error: 'expected a host name or address only (no scheme, path or user)',
+        })
+        .optional(),
+      port: z.int().min(1).max(65_535).default(KIBANA_PORT),
+      /** The Kibana space of the cases (default: the default space). */
+      space: z
+        .string()
+        .regex(/^[a-z0-9_-]{1,100}$/, { error: 'expected a space id: lower-case letters, digits, _ and -' })
+        .optional(),
+      /** The application that owns the cases (`securitySolution`, `observability`, `cases` for Stack Management). */
+      owner: z.enum(['securitySolution', 'observability', 'cases']).default('securitySolution'),
+      /** Tags every case gets, besides `threatlib`. */
+      tags: z.array(z.string().trim().min(1).max(256)).max(50).default([]),
+      /**
+       * Kibana user profile uids by e-mail: a case whose `assignee` is listed here is assigned to that profile
+       * (assigning needs a Platinum license). An e-mail not listed goes into the tags (`assignee:<e-mail>`) and
+       * the description instead.
+       */
+      assignees: z
+        .record(z.string(), profileUid)
+        .superRefine((map, ctx) => {
+          for (const key of Object.keys(map)) {
+            if (!z.email().safeParse(key).success) {
+              ctx.addIssue({ code: 'custom', path: [key], message: 'expected an e-mail address as the key' });
+            }
+          }
+        })
+        .default({}),
+    })
+    .default({ enabled: true, port: KIBANA_PORT, owner: 'securitySolution', tags: [], assignees: {} }),
 } as const;
 
 /** Elastic's options once parsed. */
 export type ElasticOptions = z.output<z.ZodObject<typeof ELASTIC_OPTIONS>>;
 
-/** The Kibana options once parsed (when Kibana is not turned off). */
-export type KibanaOptions = Exclude<ElasticOptions['kibana'], false>;
+/** The Kibana options once parsed. */
+export type KibanaOptions = ElasticOptions['kibana'];
 
 /** Every option of a `siem_c` connector: the common ones resolved and Elastic's. */
 export type ResolvedElasticOptions = ResolvedCommonOptions & ElasticOptions;

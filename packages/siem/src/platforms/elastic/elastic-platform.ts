@@ -190,7 +190,7 @@ export class ElasticPlatform implements SiemPlatform {
     }
     const version = await this.#version(call);
     if (!checks.elasticsearch.includes('security is off')) checks.privileges = await this.#privileges(call);
-    if (this.#options.kibana !== false) checks.kibana = await this.#kibanaStatus(call, this.#options.kibana);
+    if (this.#options.kibana.enabled) checks.kibana = await this.#kibanaStatus(call, this.#options.kibana);
     return { platform: 'siem_c', ...(version === undefined ? {} : { version }), checks };
   }
 
@@ -204,7 +204,8 @@ export class ElasticPlatform implements SiemPlatform {
     const { index } = this.#options;
     const options = { signal: call.signal };
     try {
-      if (!(await this.#client.indices.existsIndexTemplate({ name: index }, options))) {
+      // GET rather than HEAD: a refusal then carries Elasticsearch's reason (a HEAD answer has no body).
+      if (!(await this.#templateExists(index, options))) {
         try {
           await this.#client.indices.putIndexTemplate(
             { name: index, create: true, ...alertIndexTemplate(index) },
@@ -232,6 +233,16 @@ export class ElasticPlatform implements SiemPlatform {
       );
     }
     this.#indexReady = true;
+  }
+
+  async #templateExists(name: string, options: { signal: AbortSignal }): Promise<boolean> {
+    try {
+      await this.#client.indices.getIndexTemplate({ name }, options);
+      return true;
+    } catch (error) {
+      if ((error as { meta?: { statusCode?: number } }).meta?.statusCode === 404) return false;
+      throw error;
+    }
   }
 
   /** The Elasticsearch version: `GET /`, else this node's info (a cluster without the root endpoint). */
@@ -307,7 +318,7 @@ export class ElasticPlatform implements SiemPlatform {
 
   #kibana(call: PlatformCall, why: string): KibanaOptions {
     const { kibana } = this.#options;
-    if (kibana === false) throw call.errors.unsupported(`no Kibana is configured (kibana: false); ${why}`);
+    if (!kibana.enabled) throw call.errors.unsupported(`Kibana is turned off (kibana.enabled: false); ${why}`);
     return kibana;
   }
 
@@ -338,7 +349,11 @@ export class ElasticPlatform implements SiemPlatform {
 
   #kibanaFailure(call: PlatformCall, response: SiemHttpResponse, what: string) {
     const reason = kibanaReason(response.body);
-    return call.errors.fromStatus(response.statusCode, `Kibana ${what}: ${reason}`, retryAfterOf(response));
+    // A 403 about the licence (assigning users needs Platinum) is not about the credentials, which Kibana accepted.
+    return call.errors.fromStatus(response.statusCode, `Kibana ${what}: ${reason}`, {
+      ...retryAfterOf(response),
+      forbiddenIsAuth: !/license/i.test(reason),
+    });
   }
 }
 

@@ -20,9 +20,14 @@ const EVENT_FIELDS: Readonly<Record<IndicatorType, readonly string[]>> = {
   email: ['email.from.address', 'email.to.address', 'email.sender.address', 'user.email'],
 };
 
-/** Every field `enrichIndicator` matches an indicator of `type` on. */
+/**
+ * Every field `enrichIndicator` matches an indicator of `type` on: the ECS fields, and their `.keyword` sub-fields,
+ * which is where an index without ECS mappings (dynamic mapping makes strings `text` with a `keyword` sub-field)
+ * keeps the exact value.
+ */
 export function enrichmentFields(type: IndicatorType): string[] {
-  return [`threat.indicator.${ECS_INDICATOR_FIELD[type]}`, ...EVENT_FIELDS[type]];
+  const fields = [`threat.indicator.${ECS_INDICATOR_FIELD[type]}`, ...EVENT_FIELDS[type]];
+  return [...fields, ...fields.map((field) => `${field}.keyword`)];
 }
 
 /** The search body for `indicator` (`lookback` as Elasticsearch time units, or `all`). */

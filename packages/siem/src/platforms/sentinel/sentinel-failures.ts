@@ -1,0 +1,143 @@
+// How the Azure SDKs' failures become the connector's errors. Sources:
+// - RestError (statusCode, code, response with headers and body): @azure/core-rest-pipeline
+//   https://learn.microsoft.com/en-us/javascript/api/@azure/core-rest-pipeline/resterror
+// - Identity errors carry Entra ID's answer (`AADSTS<code>: <description>`):
+//   https://aka.ms/azsdk/js/identity/troubleshoot and
+//   https://learn.microsoft.com/en-us/entra/identity-platform/reference-error-codes
+// - AggregateLogsUploadError wraps each failed chunk's cause: @azure/monitor-ingestion
+// - ARM and Log Analytics error bodies (`{"error": {"code", "message", "innererror"}}`):
+//   https://learn.microsoft.com/en-us/azure/azure-resource-manager/troubleshooting/common-deployment-errors,
+//   https://learn.microsoft.com/en-us/azure/azure-monitor/logs/api/errors
+import { retryAfter } from '@threatlib/core';
+import { SiemError } from '../../connector/siem-error.js';
+import type { PlatformCall } from '../platform.js';
+
+/** Network errors, by the code Node or the SDK gives them, in a few words. */
+const NETWORK: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host name lookup failed',
+  EHOSTUNREACH: 'no route to host',
+  ENETUNREACH: 'network unreachable',
+  ETIMEDOUT: 'connection timed out',
+  EPIPE: 'connection closed by the server',
+  ECONNABORTED: 'connection aborted',
+};
+
+const CERTIFICATE = [
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+];
+
+interface AzureLikeError {
+  name?: string;
+  message?: string;
+  code?: string;
+  statusCode?: number;
+  errors?: Array<{ cause?: unknown }>;
+  errorResponse?: { error?: string; errorDescription?: string };
+  request?: { url?: string };
+  response?: { status?: number; bodyAsText?: string | null; headers?: { get(name: string): string | undefined } };
+  cause?: unknown;
+}
+
+/**
+ * The connector's error for an SDK failure of one attempt. An abort is passed on as it is (the connector knows
+ * whether it was its timeout). Never keeps the SDK's error as `cause`: it holds the request, headers and all.
+ */
+export function sentinelFailure(error: unknown, call: PlatformCall, api: string): unknown {
+  if (SiemError.isInstance(error) || call.signal.aborted) return error;
+  let e = error as AzureLikeError;
+  // One upload is one chunk (the platform keeps batches under the chunk size): its cause is the failure.
+  if (e?.name === 'AggregateLogsUploadError' && e.errors?.[0]?.cause) e = e.errors[0].cause as AzureLikeError;
+  if (e?.name === 'AbortError') return e;
+  const message = typeof e?.message === 'string' ? e.message : String(error);
+  const aadsts = /AADSTS(\d+):[^\r\n]*?(?=(\s+Trace ID:|\r|\n|$))/.exec(message);
+  if (aadsts) return call.errors.authentication(aadsts[0].trim(), { siemCode: `AADSTS${aadsts[1]}` });
+  const network = networkCode(e, message);
+  if (network) {
+    const certificate = CERTIFICATE.includes(network);
+    return call.errors.unreachable(
+      certificate
+        ? `TLS certificate not trusted (${network}); pass its authority as tls.ca`
+        : `${NETWORK[network] ?? 'network error'} (${network})`,
+      { isRetryable: !certificate, ...addressOf(e) },
+    );
+  }
+  const status = typeof e?.statusCode === 'number' ? e.statusCode : e?.response?.status;
+  if (typeof status === 'number') {
+    const body = readBody(e.response?.bodyAsText);
+    const code = body.code ?? (e.code && e.code !== 'REQUEST_SEND_ERROR' ? e.code : undefined);
+    const reason = body.message ?? e.errorResponse?.errorDescription ?? message;
+    const header = e.response?.headers?.get('retry-after');
+    const wait = header === undefined ? undefined : retryAfter({ 'retry-after': header });
+    return call.errors.fromStatus(status, code ? `${code}: ${reason}` : reason, {
+      ...(code === undefined ? {} : { siemCode: code }),
+      ...(wait === undefined ? {} : { retryAfterMs: wait }),
+    });
+  }
+  if (isIdentityError(e)) {
+    // Entra ID gave no AADSTS answer (its metadata or token endpoint failed, or was busy): worth another attempt.
+    return call.errors.request(`${api}: Entra ID token request failed: ${firstLine(message)}`, { isRetryable: true });
+  }
+  return call.errors.request(`${api}: ${e?.name ?? 'Error'}: ${firstLine(message)}`, { isRetryable: false });
+}
+
+function isIdentityError(e: AzureLikeError): boolean {
+  return ['AuthenticationError', 'AuthenticationRequiredError', 'CredentialUnavailableError'].includes(e?.name ?? '');
+}
+
+/** The network error code in the error, its causes, or (for identity's wrapped errors) its message. */
+function networkCode(e: AzureLikeError, message: string): string | undefined {
+  let current: unknown = e;
+  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && (code in NETWORK || CERTIFICATE.includes(code))) return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  const found = new RegExp(`\\b(${[...Object.keys(NETWORK), ...CERTIFICATE].join('|')})\\b`).exec(message);
+  return found?.[1];
+}
+
+function addressOf(e: AzureLikeError): { address?: string } {
+  try {
+    const url = e.request?.url ? new URL(e.request.url) : undefined;
+    return url ? { address: `${url.hostname}:${url.port || '443'}` } : {};
+  } catch {
+    return {};
+  }
+}
+
+/** The Azure error body's code and message, the innermost inner error's message added when it says more. */
+function readBody(text: string | null | undefined): { code?: string; message?: string } {
+  if (!text) return {};
+  try {
+    const body = JSON.parse(text) as { error?: unknown };
+    const error = body.error as { code?: unknown; message?: unknown; innererror?: unknown } | undefined;
+    if (typeof error !== 'object' || error === null) return {};
+    let inner = error.innererror as { message?: unknown; innererror?: unknown } | undefined;
+    let innermost: string | undefined;
+    for (let depth = 0; depth < 5 && inner; depth++) {
+      if (typeof inner.message === 'string') innermost = inner.message;
+      inner = inner.innererror as typeof inner;
+    }
+    const message = typeof error.message === 'string' ? error.message : undefined;
+    return {
+      ...(typeof error.code === 'string' ? { code: error.code } : {}),
+      ...(message || innermost ? { message: [message, innermost].filter(Boolean).join(': ') } : {}),
+    };
+  } catch {
+    return {};
+  }
+}
+
+function firstLine(text: string): string {
+  return (text.split(/\r?\n/)[0] ?? '').slice(0, 500);
+}
