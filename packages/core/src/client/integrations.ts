@@ -9,7 +9,10 @@ import type {
 import type { IntegrationFactory } from '../integrations/integration-factory.js';
 import {
   INTEGRATION_PACKAGES,
+  type IntegrationPackage,
   isPackagedIntegration,
+  OPTION_INTEGRATION_PACKAGES,
+  type OptionIntegrationKey,
   type PackagedIntegrationKey,
 } from '../integrations/integration-packages.js';
 import { type IntegrationPackageLoader, isPackageNotFound } from '../integrations/load-integration-package.js';
@@ -113,10 +116,11 @@ export class ClientIntegrations {
   }
 
   /**
-   * Builds every configured integration no registered one serves, then starts all in order: registered ones in
-   * registration order, then the built ones in {@link INTEGRATION_PACKAGES} order. If one cannot be built, none is
-   * started; if one fails to start, those already started are stopped in reverse order. Either way the built ones
-   * are dropped and the error says which integration failed and why.
+   * Builds every configured integration no registered one serves (those of `integrations`, and those of
+   * {@link OPTION_INTEGRATION_PACKAGES} whose option is enabled), then starts all in order: registered ones in
+   * registration order, then the built ones in {@link INTEGRATION_PACKAGES} order, then the option-built ones. If
+   * one cannot be built, none is started; if one fails to start, those already started are stopped in reverse order.
+   * Either way the built ones are dropped and the error says which integration failed and why.
    *
    * @returns the names started.
    * @throws {IntegrationError} `INTEGRATION_PACKAGE_MISSING` naming every package to install, or `INTEGRATION_FAILED`
@@ -172,7 +176,7 @@ export class ClientIntegrations {
   }
 
   async #build(): Promise<void> {
-    const wanted: Array<{ key: PackagedIntegrationKey; options: unknown }> = [];
+    const wanted: Array<{ key: BuiltKey; options: unknown }> = [];
     const unknown: string[] = [];
     for (const [key, options] of Object.entries(this.#options.configured())) {
       // A registered integration under the same name takes these options as its own (registerIntegration's default).
@@ -181,15 +185,20 @@ export class ClientIntegrations {
       else unknown.push(key);
     }
     if (unknown.length > 0) throw unregisteredError(unknown);
-    wanted.sort((a, b) => ORDER.indexOf(a.key) - ORDER.indexOf(b.key));
+    for (const [key, spec] of Object.entries(OPTION_INTEGRATION_PACKAGES) as Array<[OptionIntegrationKey, Built]>) {
+      if (this.#entries.has(key)) continue;
+      const options = optionAt(this.#contextFor(key).client.config, spec.option as string);
+      if ((options as { enabled?: unknown } | undefined)?.enabled === true) wanted.push({ key, options });
+    }
+    wanted.sort((a, b) => BUILD_ORDER.indexOf(a.key) - BUILD_ORDER.indexOf(b.key));
     const modules = await this.#loadPackages(wanted.map((w) => w.key));
     try {
       for (const { key, options } of wanted) {
-        const instance = await this.#create(key, options, modules.get(INTEGRATION_PACKAGES[key].package));
+        const instance = await this.#create(key, options, modules.get(BUILT[key].package));
         this.#entries.set(key, { name: key, instance, origin: 'configured', options, started: false });
         this.#options.logger.info(
-          { category: 'integration', integration: key, package: INTEGRATION_PACKAGES[key].package },
-          `integration "${key}" built from integrations.${key}`,
+          { category: 'integration', integration: key, package: BUILT[key].package },
+          `integration "${key}" built from ${optionPath(key)}`,
         );
       }
     } catch (error) {
@@ -199,8 +208,8 @@ export class ClientIntegrations {
   }
 
   /** Imports each package once; reports every missing one together, so one install fixes them all. */
-  async #loadPackages(keys: readonly PackagedIntegrationKey[]): Promise<Map<string, unknown>> {
-    const packages = [...new Set(keys.map((key) => INTEGRATION_PACKAGES[key].package))];
+  async #loadPackages(keys: readonly BuiltKey[]): Promise<Map<string, unknown>> {
+    const packages = [...new Set(keys.map((key) => BUILT[key].package))];
     const outcomes = await Promise.allSettled(packages.map((name) => this.#options.load(name)));
     const modules = new Map<string, unknown>();
     const missing: string[] = [];
@@ -212,12 +221,12 @@ export class ClientIntegrations {
       else failed.push({ name, error: outcome.reason });
     });
     if (missing.length > 0) {
-      const needing = keys.filter((key) => missing.includes(INTEGRATION_PACKAGES[key].package));
+      const needing = keys.filter((key) => missing.includes(BUILT[key].package));
       throw missingPackagesError(needing, missing);
     }
     const [first] = failed;
     if (first) {
-      const key = keys.find((k) => INTEGRATION_PACKAGES[k].package === first.name) as string;
+      const key = keys.find((k) => BUILT[k].package === first.name) as string;
       throw new IntegrationError(
         key,
         'start',
@@ -228,17 +237,17 @@ export class ClientIntegrations {
     return modules;
   }
 
-  async #create(key: PackagedIntegrationKey, options: unknown, module: unknown): Promise<Integration> {
-    const { package: packageName, factory: exportName } = INTEGRATION_PACKAGES[key];
+  async #create(key: BuiltKey, options: unknown, module: unknown): Promise<Integration> {
+    const { package: packageName, factory: exportName } = BUILT[key];
     const factory = (module as Record<string, unknown> | null | undefined)?.[exportName];
     if (typeof factory !== 'function') {
       throw new IntegrationError(
         key,
         'start',
-        `Integration "${key}" could not be built: ${packageName} does not export ${exportName}(options, context), which integrations.${key} needs; install a version of ${packageName} made for this @threatlib/core`,
+        `Integration "${key}" could not be built: ${packageName} does not export ${exportName}(options, context), which ${optionPath(key)} needs; install a version of ${packageName} made for this @threatlib/core`,
       );
     }
-    const context = this.#options.contextFor(key);
+    const context = this.#contextFor(key);
     let instance: unknown;
     try {
       instance = await (factory as IntegrationFactory)(options, context);
@@ -252,6 +261,21 @@ export class ClientIntegrations {
       );
     }
     return checkContract(key, instance, 'start', `Integration "${key}" built by ${packageName}.${exportName}`);
+  }
+
+  /** The context of `key`, whose `optionsPath` is its option's when it is built from one. */
+  #contextFor(key: string): IntegrationContext {
+    const context = this.#options.contextFor(key);
+    const option = (BUILT as Record<string, Built | undefined>)[key]?.option;
+    if (option === undefined) return context;
+    // Copied with its accessors (the client's config and pool are read when used, not now).
+    return Object.defineProperties(
+      {},
+      {
+        ...Object.getOwnPropertyDescriptors(context),
+        optionsPath: { value: option, enumerable: true },
+      },
+    ) as IntegrationContext;
   }
 
   #dropConfigured(): void {
@@ -280,6 +304,22 @@ export class ClientIntegrations {
 }
 
 const ORDER = Object.keys(INTEGRATION_PACKAGES) as PackagedIntegrationKey[];
+
+/** A name `start()` builds an integration under: a key of `integrations`, or one built from an option of its own. */
+type BuiltKey = PackagedIntegrationKey | OptionIntegrationKey;
+type Built = IntegrationPackage & { readonly option?: string };
+const BUILT: Readonly<Record<BuiltKey, Built>> = { ...INTEGRATION_PACKAGES, ...OPTION_INTEGRATION_PACKAGES };
+const BUILD_ORDER = Object.keys(BUILT) as BuiltKey[];
+
+/** Where the options of `key` sit: `integrations.<key>`, or its own option (`enterprise.siemIntegration`). */
+function optionPath(key: string): string {
+  return (BUILT as Record<string, Built | undefined>)[key]?.option ?? `integrations.${key}`;
+}
+
+/** The value at a dotted `path` of `config`. */
+function optionAt(config: unknown, path: string): unknown {
+  return path.split('.').reduce<unknown>((value, key) => (value as Record<string, unknown> | undefined)?.[key], config);
+}
 
 /** Checks an instance (not its class: methods may be instance fields) against the {@link Integration} contract. */
 function checkContract(name: string, instance: unknown, phase: 'register' | 'start', what: string): Integration {
@@ -310,7 +350,7 @@ function checkContract(name: string, instance: unknown, phase: 'register' | 'sta
 }
 
 function missingPackagesError(keys: readonly string[], packages: readonly string[]): IntegrationError {
-  const options = keys.map((key) => `integrations.${key}`).join(', ');
+  const options = keys.map(optionPath).join(', ');
   const install = `npm install ${packages.join(' ')}`;
   const message =
     packages.length === 1

@@ -1019,11 +1019,24 @@ const CHECKS: Record<string, Check> = {
   'pwa.cacheStrategy': unsupported({ pwa: { cacheStrategy: 'cache-first' } }),
   'pwa.offlineData': unsupported({ pwa: { offlineData: true } }),
   'pwa.syncOnReconnect': unsupported({ pwa: { syncOnReconnect: false } }),
-  'enterprise.siemIntegration.enabled': unsupported({ enterprise: { siemIntegration: { enabled: true } } }),
-  'enterprise.siemIntegration.endpoint': unsupported({
-    enterprise: { siemIntegration: { endpoint: 'https://siem.example/in' } },
-  }),
-  'enterprise.siemIntegration.format': unsupported({ enterprise: { siemIntegration: { format: 'leef' } } }),
+  ...Object.fromEntries(
+    (
+      [
+        ['enabled', 'enterprise: { siemIntegration: { enabled: true'],
+        ['endpoint', 'endpoint: `syslog+tls://127.0.0.1:'],
+        ['format', "format: 'leef'"],
+        ['leef.version', "leef: { version: '1.0' }"],
+        ['leef.delimiter', "delimiter: '~'"],
+        ['headers', 'headers: { authorization:'],
+        ['tls.ca', 'tls: { ca: pki.ca }'],
+        ['tls.rejectUnauthorized', 'rejectUnauthorized: false'],
+        ['tls.servername', "servername: 'localhost'"],
+      ] as const
+    ).map(([option, mention]) => [
+      `enterprise.siemIntegration.${option}`,
+      elsewhere('packages/siem/src/forwarder/configured-forwarder.test.ts', mention),
+    ]),
+  ),
 
   'logging.enabled': effect({ logging: { enabled: false } }, logLines),
   'logging.level': effect({ logging: { level: 'warn' } }, logLines),

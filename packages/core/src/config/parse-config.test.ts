@@ -254,7 +254,7 @@ describe('parseConfig', () => {
         filesystem: { directory: '/tmp/tl', cleanupInterval: 60_000 },
       },
       events: { threatFound: () => {} },
-      // Their defaults, the only values accepted until the browser build and the SIEM package land.
+      // Their defaults, the only values accepted until the browser build lands.
       browser: { fallbackMode: 'error', secureContext: true },
       storage: { type: 'memory', dbName: 'threatlib', version: 1 },
       pwa: { enabled: false, cacheStrategy: 'network-first' },
@@ -264,7 +264,7 @@ describe('parseConfig', () => {
         transports: { file: { filename: '/tmp/tl.log', compress: true }, syslog: { protocol: 'tcp' } },
       },
       enterprise: {
-        siemIntegration: { enabled: false, format: 'json' },
+        siemIntegration: { enabled: true, endpoint: 'syslog+tls://siem.example:6514', format: 'leef' },
         streamProcessing: { enabled: true, batchSize: 50 },
       },
       integrations: {
@@ -280,6 +280,11 @@ describe('parseConfig', () => {
       { type: 'syslog', protocol: 'tcp', port: 514 },
     ]);
     expect(config.integrations.myPlugin).toEqual({ endpoint: 'https://x.example' });
+    expect(config.enterprise.siemIntegration).toEqual({
+      enabled: true,
+      endpoint: 'syslog+tls://siem.example:6514',
+      format: 'leef',
+    });
   });
 
   it.each([
@@ -290,8 +295,6 @@ describe('parseConfig', () => {
     [{ storage: { encryptionKey: 'k' } }, 'storage.encryptionKey', 'browser storage'],
     [{ pwa: { enabled: true } }, 'pwa.enabled', 'the browser build'],
     [{ pwa: { syncOnReconnect: false } }, 'pwa.syncOnReconnect', 'the browser build'],
-    [{ enterprise: { siemIntegration: { enabled: true } } }, 'enterprise.siemIntegration.enabled', '@threatlib/siem'],
-    [{ enterprise: { siemIntegration: { format: 'cef' } } }, 'enterprise.siemIntegration.format', '@threatlib/siem'],
   ])('refuses %j as not supported yet, at %s', (extra, path, reason) => {
     const error = errorOf({ sources: ['feed_urls'], ...extra });
     expect(error.message).toMatch(

@@ -9,8 +9,8 @@ import { SeveritySchema } from '../records/severity.js';
  * The one schema for every option of `new ThreatClient(config)`. Defaults live here and nowhere else, so the
  * README's option tables, `threatlib-config show` and the client all agree. Objects are strict: a misspelt option
  * is an error, not a silently ignored key. Options whose behaviour arrives with a later release (browser, storage,
- * pwa, enterprise.siemIntegration) are validated as documented and accept their defaults; any other value is refused
- * as "not supported yet" rather than stored and ignored.
+ * pwa) are validated as documented and accept their defaults; any other value is refused as "not supported yet"
+ * rather than stored and ignored.
  */
 
 const positiveInt = z.int().positive();
@@ -401,14 +401,38 @@ const loggingSchema = z.strictObject({
 });
 
 const enterpriseSchema = z.strictObject({
-  siemIntegration: notSupportedYet(
-    z.strictObject({
+  /**
+   * Every alert also sent to one endpoint as JSON, CEF or LEEF: when `enabled`, `client.start()` builds the forwarder
+   * of `@threatlib/siem` (`createSiemForwarderIntegration`), which validates these options in full. `endpoint` is
+   * `https://...` (a POST per alert), `syslog+tls://host[:6514]` (RFC 5425) or `syslog+tcp://host:port` (RFC 6587,
+   * only with `security.enforceHttps: false`); `leef` says how LEEF is written, `headers` go with each HTTPS POST,
+   * `tls` adds a CA.
+   */
+  siemIntegration: z
+    .strictObject({
       enabled: z.boolean().default(false),
       endpoint: z.url().optional(),
       format: z.enum(['json', 'cef', 'leef']).default('json'),
-    }),
-    'it arrives with the SIEM package, @threatlib/siem; until then send alerts to a SIEM through integrations.siem',
-  ).prefault({}),
+      leef: z.strictObject({ version: z.enum(['1.0', '2.0']).optional(), delimiter: z.string().optional() }).optional(),
+      headers: z.record(z.string(), z.string()).optional(),
+      tls: z
+        .strictObject({
+          ca: z.union([z.string(), z.array(z.string())]).optional(),
+          rejectUnauthorized: z.boolean().optional(),
+          servername: z.string().optional(),
+        })
+        .optional(),
+    })
+    .superRefine((option, ctx) => {
+      if (option.enabled && option.endpoint === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['endpoint'],
+          message: 'required when enabled: https://..., syslog+tls://host:port or syslog+tcp://host:port',
+        });
+      }
+    })
+    .prefault({}),
   streamProcessing: z
     .strictObject({
       enabled: z.boolean().default(false),

@@ -30,3 +30,26 @@ export type PackagedIntegrationKey = keyof typeof INTEGRATION_PACKAGES;
 export function isPackagedIntegration(key: string): key is PackagedIntegrationKey {
   return Object.hasOwn(INTEGRATION_PACKAGES, key);
 }
+
+/** An integration built from an option of its own, outside `integrations`. */
+export interface OptionIntegrationPackage extends IntegrationPackage {
+  /** Where its options sit in the configuration; it is built when their `enabled` is true. */
+  readonly option: string;
+}
+
+/**
+ * The integrations `client.start()` builds from an option of their own when that option's `enabled` is true, with
+ * the option as the factory's options (and as `context.optionsPath`): `enterprise.siemIntegration` makes
+ * `@threatlib/siem`'s forwarder, which sends every alert to one endpoint as JSON, CEF or LEEF. They start after those
+ * of {@link INTEGRATION_PACKAGES}.
+ */
+export const OPTION_INTEGRATION_PACKAGES = {
+  siemForwarder: {
+    package: '@threatlib/siem',
+    factory: 'createSiemForwarderIntegration',
+    option: 'enterprise.siemIntegration',
+  },
+} as const satisfies Record<string, OptionIntegrationPackage>;
+
+/** A name under which `client.start()` builds an integration from an option of its own. */
+export type OptionIntegrationKey = keyof typeof OPTION_INTEGRATION_PACKAGES;

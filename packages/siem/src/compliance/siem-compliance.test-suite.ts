@@ -1,4 +1,4 @@
-import { EnrichedIndicatorSchema, ValidationError } from '@threatlib/core';
+import { type CaseInput, EnrichedIndicatorSchema, ValidationError } from '@threatlib/core';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { SiemConnectorOptions } from '../connector/connector-options.js';
 import { SiemAuthenticationError } from '../connector/siem-authentication-error.js';
@@ -6,6 +6,7 @@ import { SIEMConnector } from '../connector/siem-connector.js';
 import { SiemError } from '../connector/siem-error.js';
 import { SiemTimeoutError } from '../connector/siem-timeout-error.js';
 import { SiemUnreachableError } from '../connector/siem-unreachable-error.js';
+import { SiemUnsupportedError } from '../connector/siem-unsupported-error.js';
 
 /** An alert as a SIEM holds it, reduced to what every platform keeps. */
 export interface ReceivedAlert {
@@ -45,6 +46,15 @@ export interface SiemHarness {
 
 const HOUR = 3_600_000;
 
+/** What a platform declares it does not do, so the suite checks the documented refusal instead. */
+export interface SiemComplianceOptions {
+  /**
+   * `'unsupported'`: `createCase` rejects with `SiemUnsupportedError` (a beta platform without cases), at once, with
+   * nothing sent. Default `'supported'`.
+   */
+  cases?: 'supported' | 'unsupported';
+}
+
 /**
  * Registers the behaviour every `SIEMConnector` platform shares, under the caller's `describe`: alerts delivered (in
  * both documented forms, and in batches), case ids returned, enrichment computed from what was sent, bad
@@ -58,7 +68,10 @@ const HOUR = 3_600_000;
  * });
  * ```
  */
-export function runSiemComplianceSuite(createHarness: () => Promise<SiemHarness>): void {
+export function runSiemComplianceSuite(
+  createHarness: () => Promise<SiemHarness>,
+  suiteOptions: SiemComplianceOptions = {},
+): void {
   let harness: SiemHarness;
   const connectors: SIEMConnector[] = [];
   const errors: unknown[] = [];
@@ -154,20 +167,36 @@ export function runSiemComplianceSuite(createHarness: () => Promise<SiemHarness>
     expect(await harness.alerts()).toEqual([]);
   });
 
-  it('creates a case and returns the identifier the SIEM holds it under', async () => {
-    const siem = connect();
-    const id = await siem.createCase({
-      title: 'Phishing campaign',
-      description: 'Credential harvesting against finance',
-      priority: 'critical',
-      assignee: 'analyst@example.com',
-      indicators: [{ type: 'domain', value: 'login-example.com', source: 'feed_urls' }],
+  const phishingCase: CaseInput = {
+    title: 'Phishing campaign',
+    description: 'Credential harvesting against finance',
+    priority: 'critical',
+    assignee: 'analyst@example.com',
+    indicators: [{ type: 'domain', value: 'login-example.com', source: 'feed_urls' }],
+  };
+
+  if (suiteOptions.cases === 'unsupported') {
+    it('createCase rejects at once as not supported, sending nothing', async () => {
+      const error = await failure(connect().createCase(phishingCase));
+      expect(SiemUnsupportedError.isInstance(error)).toBe(true);
+      expect(error.message).toMatch(/not supported/);
+      expect(error.attempts).toBe(1);
+      await harness.settle?.();
+      expect(await harness.alerts()).toEqual([]);
     });
-    expect(typeof id).toBe('string');
-    expect(id.length).toBeGreaterThan(0);
-    await harness.settle?.();
-    expect(await harness.caseById(id)).toEqual({ title: 'Phishing campaign', indicators: ['login-example.com'] });
-  });
+  }
+
+  it.skipIf(suiteOptions.cases === 'unsupported')(
+    'creates a case and returns the identifier the SIEM holds it under',
+    async () => {
+      const siem = connect();
+      const id = await siem.createCase(phishingCase);
+      expect(typeof id).toBe('string');
+      expect(id.length).toBeGreaterThan(0);
+      await harness.settle?.();
+      expect(await harness.caseById(id)).toEqual({ title: 'Phishing campaign', indicators: ['login-example.com'] });
+    },
+  );
 
   it('enriches an indicator from what the SIEM holds: first and last seen, event count, highest risk score', async () => {
     const siem = connect();
