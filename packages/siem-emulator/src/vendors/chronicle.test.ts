@@ -278,6 +278,17 @@ describe('the Chronicle emulator’s events:import', () => {
     expect(emulator.chronicle.events[0]).toMatchObject({ account: key.client_email, request: 0 });
   });
 
+  it('answers 429 RESOURCE_EXHAUSTED with Retry-After while a quota is exhausted, after checking the caller', async () => {
+    const token = await accessToken();
+    emulator.chronicle.exhaustQuota(1, 7);
+    expect((await importEvents('ya29.nope', { inlineSource: { events: [event()] } })).status).toBe(401);
+    const limited = await importEvents(token, { inlineSource: { events: [event()] } });
+    expect(limited.status).toBe(429);
+    expect(limited.headers['retry-after']).toBe('7');
+    expect(limited.body.error).toMatchObject({ code: 429, status: 'RESOURCE_EXHAUSTED', message: /^Quota exceeded/ });
+    expect((await importEvents(token, { inlineSource: { events: [event()] } })).status).toBe(200);
+  });
+
   it('reads snake_case names as Google’s JSON mapping does, keeping them in lowerCamelCase', async () => {
     const token = await accessToken();
     const answer = await importEvents(token, {

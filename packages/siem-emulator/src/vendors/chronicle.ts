@@ -75,6 +75,11 @@ export interface ChronicleEmulator extends VendorEmulator {
   deny(email: string, permission: string): void;
   /** Adds an event as if another product had sent it (for enrichment tests). */
   index(udm: UdmEvent): void;
+  /**
+   * Answers the next `count` authenticated API requests with 429 RESOURCE_EXHAUSTED (a per-minute quota), with
+   * `Retry-After: retryAfterSeconds` when given.
+   */
+  exhaustQuota(count: number, retryAfterSeconds?: number): void;
 }
 
 interface GoogleError {
@@ -126,6 +131,7 @@ export function createChronicleEmulator(options: ChronicleEmulatorOptions = {}):
   const denied = new Map<string, Set<string>>();
   let accepted = 0;
   let sequence = 0;
+  const quota = { left: 0, retryAfter: undefined as number | undefined };
 
   const eventName = () => `${instanceName}/events/${Buffer.from(`event-${++sequence}`).toString('base64url')}`;
 
@@ -192,6 +198,28 @@ export function createChronicleEmulator(options: ChronicleEmulatorOptions = {}):
         },
       ],
     });
+  }
+
+  /** Google checks quota once the caller is known: a 429 for a spent per-minute quota. */
+  function quotaExceeded(method: string): EmulatorResponse | undefined {
+    if (quota.left <= 0) return undefined;
+    quota.left--;
+    return googleError(
+      {
+        code: 429,
+        status: 'RESOURCE_EXHAUSTED',
+        message: `Quota exceeded for quota metric '${method} requests' and limit '${method} requests per minute' of service 'chronicle.googleapis.com' for consumer 'project_number:${project}'.`,
+        details: [
+          {
+            '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+            reason: 'RATE_LIMIT_EXCEEDED',
+            domain: 'googleapis.com',
+            metadata: { service: 'chronicle.googleapis.com' },
+          },
+        ],
+      },
+      quota.retryAfter === undefined ? undefined : { 'retry-after': String(quota.retryAfter) },
+    );
   }
 
   function importEvents(request: EmulatorRequest, grant: IssuedToken): EmulatorResponse {
@@ -352,14 +380,18 @@ export function createChronicleEmulator(options: ChronicleEmulatorOptions = {}):
         if (request.method !== 'POST') return notFound;
         const grant = authenticate(request, API_SCOPES);
         if ('status' in grant) return grant;
-        return authorize(grant, name, CHRONICLE_PERMISSIONS.import) ?? importEvents(request, grant);
+        return (
+          authorize(grant, name, CHRONICLE_PERMISSIONS.import) ??
+          quotaExceeded('Import') ??
+          importEvents(request, grant)
+        );
       }
       if (method === ':udmSearch') {
         // udmSearch is a v1alpha method only.
         if (request.method !== 'GET' || version !== 'v1alpha') return notFound;
         const grant = authenticate(request, READ_SCOPES);
         if ('status' in grant) return grant;
-        return authorize(grant, name, CHRONICLE_PERMISSIONS.search) ?? udmSearch(request);
+        return authorize(grant, name, CHRONICLE_PERMISSIONS.search) ?? quotaExceeded('Search') ?? udmSearch(request);
       }
       if (request.method !== 'GET') return notFound;
       const grant = authenticate(request, READ_SCOPES);
@@ -374,6 +406,8 @@ export function createChronicleEmulator(options: ChronicleEmulatorOptions = {}):
       searches.length = 0;
       denied.clear();
       oauth.reset();
+      quota.left = 0;
+      quota.retryAfter = undefined;
       accepted = 0;
     },
     serviceAccountKey(serverUrl, email) {
@@ -387,6 +421,10 @@ export function createChronicleEmulator(options: ChronicleEmulatorOptions = {}):
       const set = denied.get(email) ?? new Set<string>();
       set.add(permission);
       denied.set(email, set);
+    },
+    exhaustQuota(count, retryAfterSeconds) {
+      quota.left = count;
+      quota.retryAfter = retryAfterSeconds;
     },
     index(udm) {
       events.push({ name: eventName(), udm: readUdmEvent(udm, 'udm'), account: '', request: -1 });

@@ -1,3 +1,4 @@
+import { chronicle } from './chronicle/chronicle.js';
 import { elastic } from './elastic/elastic.js';
 import type { PlatformDefinition } from './platform.js';
 import type { PlatformId } from './platform-id.js';
@@ -15,4 +16,5 @@ export const PLATFORMS: Readonly<Partial<Record<PlatformId, PlatformDefinition<a
   siem_b: qradar,
   siem_c: elastic,
   siem_d: sentinel,
+  siem_e: chronicle,
 };
