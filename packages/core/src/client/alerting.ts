@@ -81,6 +81,8 @@ export class ClientAlerting {
   readonly #counts = new Map<string, AlertDeliveryCounts>();
   readonly #waiting: Array<(admitted: boolean) => void> = [];
   #running = 0;
+  /** Where alerts are kept now: the client's own store, or a started integration's (see `useStore`). */
+  #store: AlertStore;
   /** Aborted when the client starts stopping: no new attempt starts, waits for a retry end. */
   #draining = new AbortController();
   /** Aborted when the grace has passed: attempts still under way are given up. */
@@ -91,7 +93,8 @@ export class ClientAlerting {
     this.#logger = withCategory(options.logger, 'integration');
     this.#dedupe = new AlertDedupe(options.config.alerting.dedupeWindowMs);
     this.#secrets = configSecrets(options.config);
-    this.alerts = new ClientAlerts(options.store, this);
+    this.#store = options.store;
+    this.alerts = new ClientAlerts(this);
   }
 
   /**
@@ -129,7 +132,7 @@ export class ClientAlerting {
     const targets = this.#targets();
     const parsed = DeliveriesSchema.safeParse((input as { deliveries?: unknown } | null)?.deliveries ?? []);
     // Invalid deliveries (or input) are the store's to refuse, with its ValidationError.
-    if (!parsed.success) return this.#options.store.add(input);
+    if (!parsed.success) return this.#store.add(input);
     const given = parsed.data;
     // A delivery the input records as done (an alert moved from another store) is not made again.
     const due = targets.filter((t) => !given.some((d) => d.integration === t.name && d.status === 'delivered'));
@@ -137,7 +140,7 @@ export class ClientAlerting {
       ...given.filter((d) => !due.some((t) => t.name === d.integration)),
       ...due.map((t) => ({ integration: t.name, status: 'pending' as const, attempts: 0 })),
     ];
-    const stored = await this.#options.store.add({ ...input, deliveries } as AlertInput);
+    const stored = await this.#store.add({ ...input, deliveries } as AlertInput);
     if (due.length > 0) this.#start(stored, due);
     return stored;
   }
@@ -148,19 +151,44 @@ export class ClientAlerting {
    * the alert as stored once those deliveries have ended, or undefined when the store does not hold it.
    */
   async redeliver(id: string): Promise<Alert | undefined> {
-    const stored = this.#tracked.get(id)?.alert ?? (await this.#options.store.get(id));
+    const stored = this.#tracked.get(id)?.alert ?? (await this.#store.get(id));
     if (!stored) return undefined;
     const current = this.#tracked.get(id)?.deliveries ?? stored.deliveries;
     const due = this.#targets().filter((t) => current.find((d) => d.integration === t.name)?.status !== 'delivered');
     const jobs = this.#start(stored, due);
     await Promise.all(jobs);
     await this.#tracked.get(id)?.write;
-    return this.#options.store.get(id);
+    return this.#store.get(id);
   }
 
   /** Resolves once every alert raised so far is stored and every delivery started so far has ended and is recorded. */
   async settled(): Promise<void> {
     while (this.#background.size > 0) await Promise.allSettled([...this.#background]);
+  }
+
+  /** Where alerts are kept now. */
+  get store(): AlertStore {
+    return this.#store;
+  }
+
+  /**
+   * Keeps alerts in `store` from now on (a storage integration's, once it has started; the client's own again when
+   * it stops). With `copy`, the alerts of the store in use that `store` does not hold are added to it first, with
+   * their deliveries, so that none is lost from `client.alerts`.
+   */
+  async useStore(store: AlertStore, options: { copy?: boolean } = {}): Promise<void> {
+    if (store === this.#store) return;
+    if (options.copy) {
+      let cursor: string | undefined;
+      do {
+        const page = await this.#store.list({ limit: 500, ...(cursor === undefined ? {} : { cursor }) });
+        for (const alert of page.items) {
+          if ((await store.get(alert.id)) === undefined) await store.add(alert);
+        }
+        cursor = page.nextCursor;
+      } while (cursor !== undefined);
+    }
+    this.#store = store;
   }
 
   /** Final delivery outcomes by integration, for `threatlib_alert_deliveries_total`. */
@@ -188,7 +216,10 @@ export class ClientAlerting {
   }
 
   #targets(): AlertTarget[] {
-    return this.#options.targets().filter((t) => typeof t.instance.sendAlert === 'function');
+    // The integration that keeps the alerts is not sent them as well.
+    return this.#options
+      .targets()
+      .filter((t) => typeof t.instance.sendAlert === 'function' && t.instance.alertStore !== this.#store);
   }
 
   #track<T>(work: Promise<T>): Promise<T> {
@@ -333,7 +364,7 @@ export class ClientAlerting {
         tracked.writeQueued = false;
         const snapshot = tracked.deliveries.map((d) => ({ ...d }));
         try {
-          const updated = await this.#options.store.updateDeliveries(tracked.id, snapshot);
+          const updated = await this.#store.updateDeliveries(tracked.id, snapshot);
           if (!updated) {
             this.#logger.debug(
               { alertId: tracked.id },
@@ -386,17 +417,22 @@ export class ClientAlerting {
  * ```
  */
 export class ClientAlerts implements AlertStore {
-  readonly #store: AlertStore;
   readonly #alerting: ClientAlerting;
 
-  constructor(store: AlertStore, alerting: ClientAlerting) {
-    this.#store = store;
+  constructor(alerting: ClientAlerting) {
     this.#alerting = alerting;
   }
 
-  /** The store the alerts are kept in (the memory one unless the client was given another). */
+  /**
+   * The store the alerts are kept in: the memory one unless the client was given another, or a started storage
+   * integration's (`integrations.storage`) while the client runs.
+   */
   get store(): AlertStore {
-    return this.#store;
+    return this.#alerting.store;
+  }
+
+  get #store(): AlertStore {
+    return this.#alerting.store;
   }
 
   /**

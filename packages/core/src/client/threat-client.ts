@@ -146,6 +146,8 @@ export class ThreatClient {
 
   readonly #integrations: ClientIntegrations;
   readonly #alerting: ClientAlerting;
+  /** The alert store the client was made with, used whenever no started integration offers one. */
+  readonly #alertStore: AlertStore;
   readonly #feeds = new FeedRegistry(BUILTIN_FEED_LIST);
   readonly #registeredSources: string[] = [];
   readonly #scheduler: FeedScheduler;
@@ -195,6 +197,7 @@ export class ThreatClient {
       if (handler) this.events.on(event as ThreatEventName, handler as ThreatEventHandler<ThreatEventName>);
     }
     const alertStore = options.alertStore ?? new MemoryAlertStore({ logger: withCategory(this.logger, 'client') });
+    this.#alertStore = alertStore;
     this.#integrations = new ClientIntegrations({
       logger: this.logger,
       configured: () => this.config.integrations,
@@ -653,6 +656,23 @@ export class ThreatClient {
       this.#state = 'idle';
       throw error;
     }
+    // A storage integration's alert store keeps the alerts while it runs, those kept so far included.
+    const keeper = this.#integrations.started().find((entry) => entry.instance.alertStore !== undefined);
+    if (keeper?.instance.alertStore) {
+      try {
+        await this.#alerting.useStore(keeper.instance.alertStore, { copy: true });
+      } catch (error) {
+        await this.#integrations.stop();
+        await this.#closeResources();
+        this.#state = 'idle';
+        throw new IntegrationError(
+          keeper.name,
+          'start',
+          `Integration "${keeper.name}" started but the alerts could not be moved to its alert store: ${(error as Error)?.message ?? String(error)}`,
+          { cause: error },
+        );
+      }
+    }
     this.#state = 'running';
     this.logger.info({ integrations: started }, 'threatlib client started');
   }
@@ -667,6 +687,7 @@ export class ThreatClient {
     this.#state = 'stopping';
     // Deliveries under way get a grace period while their integrations are still up; any cut short stays recorded.
     await this.#alerting.stop();
+    await this.#alerting.useStore(this.#alertStore);
     const failures = await this.#integrations.stop();
     await this.#closeResources();
     this.#vault?.lock('stop');
@@ -776,6 +797,7 @@ export class ThreatClient {
   }
 
   #announce(correlation: Correlation): void {
+    this.events.emit('correlated', correlation);
     if (!correlation.isThreat) return;
     this.events.emit('threatFound', {
       indicator: correlation.indicator,

@@ -1,3 +1,4 @@
+import type { Correlation } from '../correlation/correlate.js';
 import type { AuditEvent } from './audit-event.js';
 
 /** The payload of `threatFound`: an indicator the client concluded is a threat. */
@@ -29,6 +30,11 @@ export interface FeedErrorEvent {
 export interface ThreatEvents {
   /** A scout or correlation concluded that an indicator is a threat. */
   threatFound: [threat: ThreatFoundEvent];
+  /**
+   * A scout or correlation concluded, whatever the verdict (a storage integration keeps every one). Handlers run
+   * synchronously on the scan's path: do no more than queue the work.
+   */
+  correlated: [correlation: Correlation];
   /** A feed failed (invalid key, network fault, bad response). */
   feedError: [error: FeedErrorEvent, feed: string];
   /** The vault locked itself or was locked. */

@@ -37,6 +37,12 @@ export interface Integration {
   stop?(): Promise<void> | void;
   health?(): Promise<IntegrationHealth> | IntegrationHealth;
   /**
+   * A persistent alert store this integration offers (a storage integration's). Once it has started, `client.alerts`
+   * keeps alerts there instead of in the store the client was made with (the alerts already there are copied over),
+   * until `client.stop()`; alerts are not delivered to the integration that keeps them.
+   */
+  readonly alertStore?: AlertStore;
+  /**
    * Delivers an alert to the system the integration talks to; resolves with that system's answer. The client hands
    * over a stored {@link Alert} (validated, severity in lower case, indicators with their precise types), keeps the
    * answer (JSON, at most 16 KiB) on the alert's `deliveries`, and retries a rejection with backoff: up to the
