@@ -42,6 +42,11 @@ export interface QradarEmulatorOptions {
   domains?: readonly number[];
   /** Status polls of an Ariel search that answer before it is COMPLETED (default 1). */
   arielPolls?: number;
+  /**
+   * Whether a status poll with `Prefer: wait=N` waits for the search (default true: it completes at once); false
+   * answers it like a poll without the header (a server or proxy that drops `Prefer`).
+   */
+  honourPreferWait?: boolean;
 }
 
 /** The credentials a default emulator accepts. */
@@ -505,7 +510,8 @@ export function createQradarEmulator(options: QradarEmulatorOptions = {}): Qrada
     if (!search) return qradarError(404, 1002, `Search ${segments[0]} does not exist`, 'The search does not exist.');
     if (segments.length === 1) {
       if (request.method !== 'GET') return qradarError(405, 0, 'Method not allowed');
-      const prefer = /wait=(\d+)/.exec(String(request.headers.prefer ?? ''));
+      const prefer =
+        options.honourPreferWait === false ? null : /wait=(\d+)/.exec(String(request.headers.prefer ?? ''));
       if (search.polls > 0 && prefer === null) {
         search.polls -= 1;
         return { status: 200, body: searchStatus(search, 'EXECUTE') };

@@ -268,6 +268,17 @@ describe('siem_b (QRadar)', () => {
     );
   });
 
+  it('polls an Ariel search that ignores Prefer: wait every pollInterval until it is COMPLETED', async () => {
+    harness = await qradarHarness({ qradar: { arielPolls: 3, honourPreferWait: false } });
+    const siem = connect();
+    await siem.sendAlert(alert);
+    const enriched = await siem.enrichIndicator({ type: 'ip', value: '198.51.100.7' });
+    expect(enriched.associatedEvents).toBe(1);
+    const polls = harness.emulator.requests.filter((r) => /^\/api\/ariel\/searches\/[^/]+$/.test(r.path));
+    expect(polls).toHaveLength(4);
+    for (const poll of polls) expect(poll.headers.prefer).toBe('wait=5');
+  });
+
   it('refuses its own options with the path and the reason', () => {
     const base = { platform: 'siem_b', host: 'qradar.example.com', credentials: { token: 't' } } as const;
     expect(() => new SIEMConnector({ ...base, apiVersion: 'latest' })).toThrow(
