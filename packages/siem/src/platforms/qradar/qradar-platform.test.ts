@@ -1,3 +1,4 @@
+import type { AlertInput, CaseInput } from '@threatlib/core';
 import { QRADAR_DEFAULTS, type QradarEvent, TEST_CA } from '@threatlib/siem-emulator';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SiemConnectorOptions } from '../../connector/connector-options.js';
@@ -16,7 +17,7 @@ const alert = {
   description: 'Outbound connection to a known C2 server',
   indicators: [{ type: 'ip', value: '198.51.100.7', confidence: 90 }],
   timestamp: new Date().toISOString(),
-} as const;
+} satisfies AlertInput;
 
 const phishing = {
   title: 'Phishing campaign',
@@ -27,7 +28,7 @@ const phishing = {
     { type: 'domain', value: 'login-example.com', source: 'feed_urls' },
     { type: 'url', value: 'https://login-example.com/o365', source: 'feed_urls' },
   ],
-} as const;
+} satisfies CaseInput;
 
 describe('siem_b (QRadar)', () => {
   let harness: Harness;
