@@ -108,6 +108,8 @@ export class DocumentStoreStorage implements ThreatStorage {
   readonly #sweeper: ExpirySweeper;
   #ready: Promise<void> | undefined;
   #expiry: ExpiryDetection | undefined;
+  /** The history writes under way, one after another (see `recordSightings`). */
+  #sightings: Promise<void> = Promise.resolve();
 
   /**
    * @throws {ConfigurationError} `Configuration invalid: <option>: <reason>` naming each invalid option.
@@ -257,9 +259,20 @@ export class DocumentStoreStorage implements ThreatStorage {
     return documents.map((document) => fromThreatDocument(document));
   }
 
+  /**
+   * Folds sightings into the histories with `$min`, `$max` and `$inc` upserts, one per indicator. The writes of one
+   * store run one after another: FerretDB 1.x applies an update as a read and a write, so two updates of one document
+   * at the same moment can lose one (MongoDB's are atomic; two processes writing to FerretDB at once can still race).
+   */
   async recordSightings(sightings: readonly IndicatorSighting[]): Promise<void> {
     const operations = sightingUpserts(parseSightings(sightings));
     if (operations.length === 0) return;
+    const write = this.#sightings.then(() => this.#writeSightings(operations));
+    this.#sightings = write.catch(() => undefined);
+    await write;
+  }
+
+  async #writeSightings(operations: ReturnType<typeof sightingUpserts>): Promise<void> {
     await this.start();
     const target = this.#collection<IndicatorDocument>('indicators');
     await this.#run('store', 'indicators', async () => {
