@@ -1,6 +1,7 @@
 import { type RunningSiemEmulator, startSiemEmulator } from '@threatlib/siem-emulator';
 import type { SiemHarness } from '../compliance/siem-compliance.test-suite.js';
 import type { SiemConnectorOptions } from '../connector/connector-options.js';
+import { alertIndexTemplate } from '../platforms/elastic/alert-index-template.js';
 import { closedPort } from './closed-port.js';
 import { documents, dropIndex, E2E_ELASTICSEARCH, elasticsearch, uniqueIndex } from './elasticsearch.js';
 import { type ElasticsearchProxy, startElasticsearchProxy } from './elasticsearch-proxy.js';
@@ -49,6 +50,12 @@ export async function elasticHarness(): Promise<
   const proxy = await startElasticsearchProxy(E2E_ELASTICSEARCH);
   const down = await closedPort();
   const index = uniqueIndex('compliance');
+  // The index exists before the tests, as in a running deployment: creating an index on a loaded machine can take
+  // longer than the suite's 300 ms timeout, and the suite times the delivery, not the first index creation (which
+  // the connector's own tests cover).
+  await elasticsearch('PUT', `/_index_template/${index}`, alertIndexTemplate(index));
+  const created = await elasticsearch('PUT', `/${index}?wait_for_active_shards=1`);
+  if (created.status !== 200) throw new Error(`could not create ${index}: ${JSON.stringify(created.json)}`);
   const wrongPassword = 'not-the-password-5b7e';
   const options: SiemConnectorOptions = {
     platform: 'siem_c',
