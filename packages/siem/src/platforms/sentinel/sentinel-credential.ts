@@ -77,7 +77,7 @@ class TransportWatch {
         if (response.status >= 400) {
           this.#seen = {
             name: 'EntraIdHttpError',
-            message: `Entra ID answered HTTP ${response.status}`,
+            message: entraDescription(response.bodyAsText) ?? `Entra ID answered HTTP ${response.status}`,
             statusCode: response.status,
             request: { url: request.url },
             response: { status: response.status, bodyAsText: response.bodyAsText, headers: response.headers },
@@ -95,11 +95,16 @@ class TransportWatch {
     this.#seen = undefined;
   }
 
-  /** The error to report: MSAL's when Entra ID explained it (AADSTS), else what the transport saw, if anything. */
+  /**
+   * The error to report: what the transport saw when it was a network failure or an answer MSAL did not explain
+   * (its metadata request, a 429), else MSAL's own (which quotes Entra ID's AADSTS answer).
+   */
   explain(error: unknown): unknown {
+    const seen = this.#seen as { statusCode?: number } | undefined;
+    if (seen === undefined) return error;
     const message = error instanceof Error ? error.message : String(error);
-    if (/AADSTS\d+/.test(message) || this.#seen === undefined) return error;
-    return this.#seen;
+    const throttled = seen.statusCode !== undefined && (seen.statusCode === 429 || seen.statusCode >= 500);
+    return /AADSTS\d+/.test(message) && !throttled ? error : seen;
   }
 }
 
@@ -144,4 +149,14 @@ function staticToken(token: string): TokenCredential {
     // Not a JWT: an opaque token, kept for an hour.
   }
   return { getToken: async (): Promise<AccessToken> => ({ token, expiresOnTimestamp }) };
+}
+
+/** The first line of Entra ID's `error_description` (`AADSTS90002: Tenant ... not found. ...`), when the body has one. */
+function entraDescription(body: string | null | undefined): string | undefined {
+  try {
+    const description = (JSON.parse(body ?? '') as { error_description?: unknown }).error_description;
+    return typeof description === 'string' ? description.split(/\r?\n/)[0] : undefined;
+  } catch {
+    return undefined;
+  }
 }

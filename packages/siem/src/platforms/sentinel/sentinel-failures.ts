@@ -46,6 +46,8 @@ interface AzureLikeError {
   request?: { url?: string };
   response?: { status?: number; bodyAsText?: string | null; headers?: { get(name: string): string | undefined } };
   cause?: unknown;
+  /** The parsed error body, where a REST-level client keeps it. */
+  details?: unknown;
 }
 
 /**
@@ -59,6 +61,9 @@ export function sentinelFailure(error: unknown, call: PlatformCall, api: string)
   if (e?.name === 'AggregateLogsUploadError' && e.errors?.[0]?.cause) e = e.errors[0].cause as AzureLikeError;
   if (e?.name === 'AbortError') return e;
   const message = typeof e?.message === 'string' ? e.message : String(error);
+  const status = typeof e?.statusCode === 'number' ? e.statusCode : e?.response?.status;
+  // Throttled or failing (Entra ID too answers 429 with an AADSTS code): worth another attempt, whatever it says.
+  if (typeof status === 'number' && (status === 429 || status >= 500)) return fromStatus(e, status, message, call);
   const aadsts = /AADSTS(\d+):[^\r\n]*?(?=(\s+Trace ID:|\r|\n|$))/.exec(message);
   if (aadsts) return call.errors.authentication(aadsts[0].trim(), { siemCode: `AADSTS${aadsts[1]}` });
   const network = networkCode(e, message);
@@ -71,23 +76,25 @@ export function sentinelFailure(error: unknown, call: PlatformCall, api: string)
       { isRetryable: !certificate, ...addressOf(e) },
     );
   }
-  const status = typeof e?.statusCode === 'number' ? e.statusCode : e?.response?.status;
-  if (typeof status === 'number') {
-    const body = readBody(e.response?.bodyAsText);
-    const code = body.code ?? (e.code && e.code !== 'REQUEST_SEND_ERROR' ? e.code : undefined);
-    const reason = body.message ?? e.errorResponse?.errorDescription ?? message;
-    const header = e.response?.headers?.get('retry-after');
-    const wait = header === undefined ? undefined : retryAfter({ 'retry-after': header });
-    return call.errors.fromStatus(status, code ? `${code}: ${reason}` : reason, {
-      ...(code === undefined ? {} : { siemCode: code }),
-      ...(wait === undefined ? {} : { retryAfterMs: wait }),
-    });
-  }
+  if (typeof status === 'number') return fromStatus(e, status, message, call);
   if (isIdentityError(e)) {
     // Entra ID gave no AADSTS answer (its metadata or token endpoint failed, or was busy): worth another attempt.
     return call.errors.request(`${api}: Entra ID token request failed: ${firstLine(message)}`, { isRetryable: true });
   }
   return call.errors.request(`${api}: ${e?.name ?? 'Error'}: ${firstLine(message)}`, { isRetryable: false });
+}
+
+/** The error for an HTTP answer: Azure's error code and message (the innermost inner error's too), Retry-After. */
+function fromStatus(e: AzureLikeError, status: number, message: string, call: PlatformCall): unknown {
+  const body = readBody(e.response?.bodyAsText, e.details);
+  const code = body.code ?? (e.code && e.code !== 'REQUEST_SEND_ERROR' ? e.code : undefined);
+  const reason = body.message ?? e.errorResponse?.errorDescription ?? message;
+  const header = e.response?.headers?.get('retry-after');
+  const wait = header === undefined ? undefined : retryAfter({ 'retry-after': header });
+  return call.errors.fromStatus(status, code ? `${code}: ${firstLine(reason)}` : firstLine(reason), {
+    ...(code === undefined ? {} : { siemCode: code }),
+    ...(wait === undefined ? {} : { retryAfterMs: wait }),
+  });
 }
 
 function isIdentityError(e: AzureLikeError): boolean {
@@ -116,10 +123,10 @@ function addressOf(e: AzureLikeError): { address?: string } {
 }
 
 /** The Azure error body's code and message, the innermost inner error's message added when it says more. */
-function readBody(text: string | null | undefined): { code?: string; message?: string } {
-  if (!text) return {};
+function readBody(text: string | null | undefined, details?: unknown): { code?: string; message?: string } {
   try {
-    const body = JSON.parse(text) as { error?: unknown };
+    const body = (text ? JSON.parse(text) : details) as { error?: unknown } | undefined;
+    if (typeof body !== 'object' || body === null) return {};
     const error = body.error as { code?: unknown; message?: unknown; innererror?: unknown } | undefined;
     if (typeof error !== 'object' || error === null) return {};
     let inner = error.innererror as { message?: unknown; innererror?: unknown } | undefined;

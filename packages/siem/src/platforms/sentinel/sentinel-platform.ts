@@ -176,7 +176,8 @@ export class SentinelPlatform implements SiemPlatform {
   async testConnection(call: PlatformCall): Promise<ConnectionReport> {
     const checks: Record<string, string> = {};
     await this.#run(call, 'Entra ID', () =>
-      this.#credential.getToken(scopeOf(this.#audiences.ingestion), { abortSignal: call.signal }),
+      // As the SDKs' bearer policies ask (with continuous access evaluation), so the token lands in their cache.
+      this.#credential.getToken(scopeOf(this.#audiences.ingestion), { abortSignal: call.signal, enableCae: true }),
     );
     checks.token = `Entra ID issued a token for ${this.#audiences.ingestion}`;
     const { table, lookback, workspaceId } = this.#options;
