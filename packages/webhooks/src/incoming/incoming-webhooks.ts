@@ -1,8 +1,20 @@
-import type { Clock, Logger } from '@threatlib/core';
-import type { FastifyInstance } from 'fastify';
-import type { ResolvedIncomingOptions } from './incoming-options.js';
+import { type Clock, InvalidIndicatorError, type Logger, ValidationError } from '@threatlib/core';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { WebhookError } from '../errors/webhook-error.js';
+import { GithubScheme } from './github-scheme.js';
+import { type ResolvedIncomingOptions, secretBytes } from './incoming-options.js';
+import { UNAUTHORIZED, WEBHOOK_PROBLEM_TYPES, type WebhookProblem, WebhookProblemError } from './problem.js';
+import { ReplayCache } from './replay-cache.js';
+import { securityHeaders } from './security-headers.js';
+import type { SignatureScheme } from './signature-scheme.js';
+import { StandardWebhooksScheme } from './standard-webhooks-scheme.js';
+import { EVENT_NAME, readJsonBody, webhookMessage } from './webhook-payload.js';
 
-/** The handler of one incoming event: gets the payload's `data`; resolving answers 204, throwing answers 500. */
+/**
+ * The handler of one incoming event: gets the payload's `data`. Resolving answers 204; throwing answers 500 (the
+ * sender retries), except a core `ValidationError` or `InvalidIndicatorError`, which answers 400 with its message
+ * (the data is wrong: retrying cannot help).
+ */
 export type IncomingHandler<Data = unknown> = (data: Data) => Promise<unknown> | unknown;
 
 /** What the incoming side gets from the manager. */
@@ -11,28 +23,318 @@ export interface IncomingRuntime {
   clock: Clock;
 }
 
-/** The incoming side of a `WebhookManager`: the handlers by event, and the routes that verify and run them. */
+/** Counts of what the incoming side answered since it was made. */
+export interface IncomingStats {
+  /** Requests whose handlers all resolved. */
+  handled: number;
+  /** Requests repeating a message id already handled (or being handled): answered without running a handler. */
+  replayed: number;
+  /** Requests refused for their signature (401). */
+  unauthorized: number;
+  /** Signed requests refused for their payload or event (4xx). */
+  rejected: number;
+  /** Requests a handler threw on (5xx). */
+  failed: number;
+}
+
+/** How long a GitHub delivery id is remembered: GitHub signs no time, so this is the only bound on replays. */
+export const GITHUB_REPLAY_WINDOW_SECONDS = 86_400;
+/** Media types taken: `application/json` and any `application/<something>+json`, with parameters. */
+const JSON_MEDIA_TYPE = /^application\/(?:[\w.-]+\+)?json\s*(?:;|$)/i;
+/** At most one log line about refused signatures per this many ms (a flood of forgeries must not flood the log). */
+const REFUSAL_LOG_INTERVAL_MS = 60_000;
+
+interface Outcome {
+  status: number;
+  problem?: WebhookProblem;
+}
+
+/**
+ * The incoming side of a `WebhookManager`: the handlers by event, and the routes that verify a request's signature
+ * over the exact bytes received, refuse replays, read the payload and run the handlers of its event.
+ */
 export class IncomingWebhooks {
   readonly #options: ResolvedIncomingOptions;
+  readonly #runtime: IncomingRuntime;
+  readonly #scheme: SignatureScheme | undefined;
   readonly #handlers = new Map<string, IncomingHandler[]>();
+  readonly #replays: ReplayCache<Outcome>;
+  readonly #stats: IncomingStats = { handled: 0, replayed: 0, unauthorized: 0, rejected: 0, failed: 0 };
+  #refusalsUnlogged = 0;
+  #lastRefusalLog = Number.NEGATIVE_INFINITY;
 
-  constructor(options: ResolvedIncomingOptions, _runtime: IncomingRuntime) {
+  constructor(options: ResolvedIncomingOptions, runtime: IncomingRuntime) {
     this.#options = options;
+    this.#runtime = runtime;
+    this.#replays = new ReplayCache(options.limits.replayCacheSize);
+    const authentication = options.authentication;
+    if (authentication) {
+      const secrets = Array.isArray(authentication.secret) ? authentication.secret : [authentication.secret];
+      this.#scheme =
+        authentication.scheme === 'github'
+          ? new GithubScheme(
+              secrets.map((secret) => Buffer.from(secret, 'utf8')),
+              GITHUB_REPLAY_WINDOW_SECONDS,
+            )
+          : new StandardWebhooksScheme(secrets.map(secretBytes), authentication.toleranceSeconds);
+    }
+  }
+
+  /** A copy of the counters. */
+  get stats(): IncomingStats {
+    return { ...this.#stats };
   }
 
   on(eventName: string, handler: IncomingHandler): void {
+    if (!EVENT_NAME.test(eventName)) {
+      throw new TypeError(
+        `webhook event name ${JSON.stringify(eventName)} is not one: letters, digits, ".", "_", ":" and "-", at most 100`,
+      );
+    }
+    if (typeof handler !== 'function') throw new TypeError(`the handler of "${eventName}" is not a function`);
     const list = this.#handlers.get(eventName) ?? [];
     list.push(handler);
     this.#handlers.set(eventName, list);
   }
 
-  /** Registers the webhook routes on `app` (an encapsulated fastify context). */
+  /**
+   * Registers the webhook routes on `app`, which should be an encapsulated fastify context (a plugin's): the body
+   * parsers, error answers and hardening headers set here stay in it.
+   *
+   * @throws {WebhookError} when the manager has no `authentication` (it would receive unsigned requests).
+   */
   async routes(app: FastifyInstance): Promise<void> {
-    const path = this.#options.server.path;
-    const notBuilt = async () => {
-      throw new Error('incoming webhooks are not built yet');
+    if (!this.#scheme) {
+      throw new WebhookError(
+        'start',
+        'incoming webhooks need authentication: give the manager authentication: {type: "hmac", secret}',
+      );
+    }
+    const hardening = securityHeaders();
+    app.addHook('onRequest', (_request, reply, done) => {
+      reply.headers(hardening);
+      done();
+    });
+    // The body is kept as the bytes received: the signature is over them, not over any re-serialisation.
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser(JSON_MEDIA_TYPE, { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+    app.setErrorHandler((error: FastifyError, request, reply) => this.#answerError(error, request, reply));
+    const route = {
+      bodyLimit: this.#options.limits.bodyBytes,
+      handler: (request: FastifyRequest, reply: FastifyReply) => this.#receive(request, reply),
     };
-    app.post(path, notBuilt);
-    app.post(`${path}/:event`, notBuilt);
+    const path = this.#options.server.path;
+    app.post(path, route);
+    app.post(`${path}/:event`, route);
   }
+
+  async #receive(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const body = request.body;
+    if (!Buffer.isBuffer(body)) {
+      // A POST with no body at all: fastify ran no parser, whatever the Content-Type said.
+      return answer(reply, request, {
+        type: WEBHOOK_PROBLEM_TYPES.unsupportedMediaType,
+        title: 'Unsupported media type',
+        status: 415,
+        detail: 'send the payload as application/json',
+      });
+    }
+    const now = this.#runtime.clock.now();
+    const scheme = this.#scheme as SignatureScheme;
+    const verification = scheme.verify({ headers: request.headers, body }, now);
+    if (!verification.verified) {
+      this.#stats.unauthorized++;
+      this.#logRefusal(scheme.name, verification.reason, request.ip);
+      return answer(reply, request, UNAUTHORIZED);
+    }
+    const run = () => this.#dispatch(request, body);
+    const outcome: Outcome & { replayed: boolean } =
+      verification.messageId === undefined
+        ? { ...(await run()), replayed: false }
+        : await this.#replays.once(verification.messageId, now, verification.replayableUntil, run);
+    if (outcome.replayed) this.#stats.replayed++;
+    if (outcome.problem) return answer(reply, request, outcome.problem);
+    return reply.code(outcome.status).send();
+  }
+
+  /** Reads the payload, finds its event and runs the event's handlers; never throws. */
+  async #dispatch(request: FastifyRequest, body: Buffer): Promise<Outcome> {
+    let event: string;
+    let data: unknown;
+    try {
+      const message = webhookMessage(readJsonBody(body, this.#options.limits.jsonDepth));
+      event = this.#eventOf(request, message);
+      data = message.data;
+    } catch (error) {
+      this.#stats.rejected++;
+      if (error instanceof WebhookProblemError) return { status: error.statusCode, problem: error.problem };
+      throw error;
+    }
+    const handlers = this.#handlers.get(event);
+    if (!handlers || handlers.length === 0) {
+      this.#stats.rejected++;
+      return {
+        status: 404,
+        problem: {
+          type: WEBHOOK_PROBLEM_TYPES.notFound,
+          title: 'Unknown event',
+          status: 404,
+          detail: `no handler is registered for the event "${event}"`,
+        },
+      };
+    }
+    try {
+      for (const handler of handlers) await handler(data);
+    } catch (error) {
+      if (ValidationError.isInstance(error) || InvalidIndicatorError.isInstance(error)) {
+        this.#stats.rejected++;
+        return {
+          status: 400,
+          problem: {
+            type: WEBHOOK_PROBLEM_TYPES.validation,
+            title: 'Invalid data',
+            status: 400,
+            detail: error.message,
+          },
+        };
+      }
+      this.#stats.failed++;
+      this.#runtime.logger.error(
+        { category: 'integration', event, messageId: messageIdOf(request), err: error },
+        `the handler of webhook event "${event}" failed; the sender is told to retry (500)`,
+      );
+      return {
+        status: 500,
+        problem: {
+          type: WEBHOOK_PROBLEM_TYPES.handlerFailed,
+          title: 'Handler failed',
+          status: 500,
+          detail: `the handler of "${event}" failed; retry later`,
+        },
+      };
+    }
+    this.#stats.handled++;
+    return { status: 204 };
+  }
+
+  /**
+   * The event a request is about: the path's `<eventName>` when given (a Standard Webhooks envelope's `type` must
+   * then agree), else GitHub's `X-GitHub-Event` under the `github` scheme, else the payload's `type`.
+   *
+   * @throws {WebhookProblemError} 400 when no event is named, or the path and the envelope disagree; 404 for a path
+   *   event that is not a valid name.
+   */
+  #eventOf(request: FastifyRequest, message: ReturnType<typeof webhookMessage>): string {
+    const fromPath = (request.params as { event?: string } | undefined)?.event;
+    if (fromPath !== undefined) {
+      if (!EVENT_NAME.test(fromPath)) {
+        throw new WebhookProblemError({
+          type: WEBHOOK_PROBLEM_TYPES.notFound,
+          title: 'Unknown event',
+          status: 404,
+          detail: 'the path names no valid event (letters, digits, ".", "_", ":" and "-", at most 100)',
+        });
+      }
+      if (message.envelope && message.type !== fromPath) {
+        throw invalidEvent(
+          `the path names the event "${fromPath}" but the payload's type is ${JSON.stringify(shorten(message.type ?? ''))}`,
+        );
+      }
+      return fromPath;
+    }
+    const header = request.headers['x-github-event'];
+    if (this.#options.authentication?.scheme === 'github' && typeof header === 'string' && EVENT_NAME.test(header)) {
+      return header;
+    }
+    if (message.type !== undefined) {
+      if (!EVENT_NAME.test(message.type)) {
+        throw invalidEvent('the payload\'s "type" is not an event name (letters, digits, ".", "_", ":" and "-")');
+      }
+      return message.type;
+    }
+    throw invalidEvent(
+      `the payload names no event: send {"type": "<event>", "data": {...}}, or POST to ${this.#options.server.path}/<event>`,
+    );
+  }
+
+  /** Fastify's own refusals (body too large, media type, framing) and anything unexpected, as problem answers. */
+  #answerError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+    if (error instanceof WebhookProblemError) return answer(reply, request, error.problem);
+    switch (error.code) {
+      case 'FST_ERR_CTP_BODY_TOO_LARGE':
+        return answer(reply, request, {
+          type: WEBHOOK_PROBLEM_TYPES.payloadTooLarge,
+          title: 'Payload too large',
+          status: 413,
+          detail: `the body is larger than ${this.#options.limits.bodyBytes} bytes`,
+        });
+      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+        return answer(reply, request, {
+          type: WEBHOOK_PROBLEM_TYPES.unsupportedMediaType,
+          title: 'Unsupported media type',
+          status: 415,
+          // The Content-Type is not repeated: no answer quotes a request header.
+          detail: 'send the payload as application/json',
+        });
+      default:
+        if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+          return answer(reply, request, {
+            type: WEBHOOK_PROBLEM_TYPES.malformedRequest,
+            title: 'Malformed request',
+            status: 400,
+            detail: 'the request could not be read (its body does not match its framing headers?)',
+          });
+        }
+        this.#runtime.logger.error(
+          { category: 'integration', err: error, url: request.url.split('?')[0] },
+          'unexpected error receiving a webhook',
+        );
+        return answer(reply, request, {
+          type: WEBHOOK_PROBLEM_TYPES.internal,
+          title: 'Internal error',
+          status: 500,
+          detail: 'the webhook could not be received; the operator can find the cause in its log',
+        });
+    }
+  }
+
+  /** Logs refused signatures, at most one line a minute, with how many were refused since the last line. */
+  #logRefusal(scheme: string, reason: string, address: string): void {
+    this.#refusalsUnlogged++;
+    const now = this.#runtime.clock.now();
+    if (now - this.#lastRefusalLog < REFUSAL_LOG_INTERVAL_MS) return;
+    this.#runtime.logger.warn(
+      { category: 'integration', scheme, reason, address, refused: this.#refusalsUnlogged },
+      `refused a webhook whose signature did not verify (${reason}); ${this.#refusalsUnlogged} refused since the last such line`,
+    );
+    this.#refusalsUnlogged = 0;
+    this.#lastRefusalLog = now;
+  }
+}
+
+function answer(reply: FastifyReply, request: FastifyRequest, problem: WebhookProblem): FastifyReply {
+  // A refused request's unread body would otherwise be drained on a keep-alive connection.
+  if (!request.raw.complete) reply.header('connection', 'close');
+  return reply
+    .code(problem.status)
+    .type('application/problem+json')
+    .send({ ...problem, instance: request.url.split('?')[0] });
+}
+
+function invalidEvent(detail: string): WebhookProblemError {
+  return new WebhookProblemError({
+    type: WEBHOOK_PROBLEM_TYPES.validation,
+    title: 'Invalid event',
+    status: 400,
+    detail,
+  });
+}
+
+function messageIdOf(request: FastifyRequest): string | undefined {
+  const id = request.headers['webhook-id'] ?? request.headers['x-github-delivery'];
+  return typeof id === 'string' ? shorten(id) : undefined;
+}
+
+function shorten(text: string, max = 100): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
 }

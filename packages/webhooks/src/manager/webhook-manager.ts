@@ -1,6 +1,6 @@
 import { type Alert, type Clock, type Logger, silentLogger, systemClock } from '@threatlib/core';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import { type IncomingHandler, IncomingWebhooks } from '../incoming/incoming-webhooks.js';
+import { type IncomingHandler, type IncomingStats, IncomingWebhooks } from '../incoming/incoming-webhooks.js';
 import { WebhookServer } from '../incoming/webhook-server.js';
 import {
   type DeliveryResult,
@@ -93,6 +93,11 @@ export class WebhookManager {
   async stop(): Promise<void> {
     await this.#server?.stop();
     await this.#outgoing.stop();
+  }
+
+  /** Counts of incoming requests handled, replayed, refused (401), rejected (other 4xx) and failed (5xx). */
+  get stats(): IncomingStats {
+    return this.#incoming.stats;
   }
 
   /** Where the manager's own server listens once started (`http://127.0.0.1:3001`), else undefined. */
