@@ -1,4 +1,12 @@
-import { type IndicatorTypeName, type IntegrationContext, isIndicatorTypeName, parseRecord } from '@threatlib/core';
+import {
+  type IndicatorTypeName,
+  type IntegrationClient,
+  type IntegrationContext,
+  isIndicatorTypeName,
+  parseRecord,
+  severityForRiskScore,
+  severityRank,
+} from '@threatlib/core';
 import { z } from 'zod';
 import type { WebhookManager } from '../manager/webhook-manager.js';
 
@@ -36,6 +44,10 @@ export const ThreatUpdateDataSchema = z.looseObject({
  * correlation}` goes through the client's alert path (`client.alerts.add`): stored and delivered to every started
  * integration, a SIEM included. Data without an indicator, or with an indicator that is not one, is answered 400
  * (the sender should not retry it).
+ *
+ * One threat, one alert: when the correlation concluded a threat that the client's own alerting raises an alert for
+ * (`alerting.enabled`, a severity at or above `alerting.minSeverity`; or one raised for it within
+ * `alerting.dedupeWindowMs`), that alert is the one, and no second is raised here.
  */
 export function registerThreatUpdate(
   manager: WebhookManager,
@@ -48,7 +60,7 @@ export function registerThreatUpdate(
       update.indicator,
       update.type === undefined ? {} : { type: update.type as IndicatorTypeName },
     );
-    if (correlation.confidence > options.minConfidence) {
+    if (correlation.confidence > options.minConfidence && !raisedByClient(context.client, correlation)) {
       // The correlation as the alert keeps it: the verdict's figures and which feeds flagged what (the feed results
       // themselves are not part of an alert).
       const { indicator, type, confidence, riskScore } = correlation;
@@ -60,4 +72,14 @@ export function registerThreatUpdate(
       });
     }
   });
+}
+
+/** Whether `client.correlate` raised (or deduplicated) an alert for this correlation by itself. */
+function raisedByClient(client: IntegrationClient, correlation: { isThreat: boolean; riskScore: number }): boolean {
+  const { enabled, minSeverity } = client.config.alerting;
+  return (
+    enabled &&
+    correlation.isThreat &&
+    severityRank(severityForRiskScore(correlation.riskScore)) >= severityRank(minSeverity)
+  );
 }
