@@ -1,15 +1,21 @@
-import type {
-  Alert,
-  EnrichedIndicator,
-  IndicatorRef,
-  Integration,
-  IntegrationContext,
-  IntegrationFactory,
-  IntegrationHealth,
+import {
+  type Alert,
+  type AlertStore,
+  ConfigurationError,
+  type CorrelationResult,
+  type EnrichedIndicator,
+  type IndicatorRef,
+  IndicatorRefSchema,
+  type Integration,
+  type IntegrationContext,
+  type IntegrationFactory,
+  type IntegrationHealth,
+  systemClock,
 } from '@threatlib/core';
-import { ConfigurationError, systemClock } from '@threatlib/core';
-import type { ThreatStorage } from '../contract/threat-storage.js';
-import { parseStorageOptions } from './storage-options.js';
+import { ObjectId } from 'mongodb';
+import type { IndicatorSighting, StoredThreatInput, ThreatStorage } from '../contract/threat-storage.js';
+import { parseStorageOptions, type StorageIntegrationSettings } from './storage-options.js';
+import { WriteBatcher, type WriteBatcherStats } from './write-batcher.js';
 
 declare module '@threatlib/core' {
   interface IntegrationRegistry {
@@ -18,21 +24,45 @@ declare module '@threatlib/core' {
   }
 }
 
-/** The options of `integrations.storage`: `{type: 'mongodb', uri, database, collections?}` and the like. */
+/** The options of `integrations.storage`: `{type: 'mongodb', uri, database, collections?, ttl?, batching?}`. */
 export interface StorageIntegrationOptions {
   /** Which back end: `mongodb` (a MongoDB or wire-compatible server). */
   type: string;
+  /** Seconds each correlation's threat record is kept (default 2,592,000: 30 days). */
+  ttl?: number;
+  /** `{maxDelayMs: 50, maxBatch: 500, maxBuffered: 10000, retryDelayMs: 100, maxRetryDelayMs: 5000}`. */
+  batching?: Partial<StorageIntegrationSettings['batching']>;
   [option: string]: unknown;
 }
 
+/** What the integration writes for one correlation: its threat record and its sighting. */
+interface Conclusion {
+  threat: StoredThreatInput;
+  sighting: IndicatorSighting;
+}
+
+/** The correlation the client's `correlated` event carries (a `CorrelationResult` without the feed results). */
+type Correlation = Omit<CorrelationResult, 'results' | 'startedAt' | 'durationMs'>;
+
 /**
- * A storage back end as a client integration: what the client concludes is kept in it, and `enrichIndicator` answers
- * from the indicator's history there. `storage` is the back end itself.
+ * A storage back end as a client integration. While it runs, every correlation the client concludes is kept: its
+ * threat record in `threats` (`{indicator, results: the correlation, scanDate, ttl}`) and its sighting folded into
+ * the indicator's history in `indicators`, from which `enrichIndicator` answers; and it is the client's alert store
+ * (`alertStore`), so alerts and their deliveries survive a restart.
+ *
+ * The scan path only queues: writes are batched (`batching.maxDelayMs`, 50 ms, or `maxBatch`, 500, whichever comes
+ * first), a failed write is retried with backoff and held meanwhile, up to `maxBuffered` (10,000) correlations; past
+ * that, correlations are dropped, counted (`stats().dropped`, `health()`) and logged, never silently. `stop()` writes
+ * what is held, once.
  */
 export class StorageIntegration implements Integration {
   readonly specificationVersion = 'v1' as const;
   /** The back end behind the integration. */
   readonly storage: ThreatStorage;
+  readonly #context: IntegrationContext;
+  readonly #settings: StorageIntegrationSettings;
+  readonly #batcher: WriteBatcher<Conclusion>;
+  readonly #onCorrelated = (correlation: Correlation) => this.#keep(correlation);
 
   /**
    * @throws {ConfigurationError} `Configuration invalid: integrations.storage...` when the options are missing or
@@ -45,42 +75,119 @@ export class StorageIntegration implements Integration {
       ]);
     }
     const parsed = parseStorageOptions(options, context.optionsPath);
+    this.#context = context;
+    this.#settings = parsed.settings;
     this.storage = parsed.backend.create(parsed.options, {
       logger: context.logger,
       optionsPath: context.optionsPath,
       clock: systemClock,
     });
+    this.#batcher = new WriteBatcher<Conclusion>({
+      ...parsed.settings.batching,
+      clock: systemClock,
+      logger: context.logger,
+      what: 'correlations',
+      write: (batch) => this.#write(batch),
+    });
   }
 
+  /** The back end's alert store: the client keeps its alerts there while this integration runs. */
+  get alertStore(): AlertStore {
+    return this.storage.alerts;
+  }
+
+  /** Connects (so that a server that cannot be reached fails `client.start()`) and starts keeping correlations. */
   async start(): Promise<void> {
     await this.storage.start();
+    this.#context.events.on('correlated', this.#onCorrelated);
   }
 
+  /** Stops keeping correlations, writes what is held (once), and closes the back end. */
   async stop(): Promise<void> {
-    await this.storage.stop();
+    this.#context.events.off('correlated', this.#onCorrelated);
+    try {
+      await this.#batcher.stop();
+    } finally {
+      await this.storage.stop();
+    }
   }
 
-  health(): Promise<IntegrationHealth> {
-    return this.storage.health();
+  /** Resolves once every correlation kept so far is written (retrying while the server is down). */
+  flush(): Promise<void> {
+    return this.#batcher.flush();
   }
 
-  /** Keeps the alert in the back end's alert store unless it holds it already. */
+  /** What the integration wrote, holds and could not keep. */
+  stats(): WriteBatcherStats {
+    return this.#batcher.stats;
+  }
+
+  /** The back end's health, with the write counters; unhealthy while correlations are being dropped. */
+  async health(): Promise<IntegrationHealth> {
+    const health = await this.storage.health();
+    const stats = this.#batcher.stats;
+    return { ...health, writes: stats };
+  }
+
+  /**
+   * Keeps the alert in the back end's alert store unless it holds it already. The client does not send alerts to the
+   * integration that keeps them; this is for an alert handed over directly.
+   */
   async sendAlert(alert: Alert): Promise<{ stored: string }> {
     if ((await this.storage.alerts.get(alert.id)) === undefined) await this.storage.alerts.add(alert);
     return { stored: alert.id };
   }
 
-  /** What the indicator's history says: first and last seen, how many times, and the latest risk score (0..100). */
+  /**
+   * What the indicator's history says (`EnrichedIndicator`): first and last seen, how many correlations concluded
+   * about it (`associatedEvents`), and the latest risk score (1..10); undefined when it was never seen.
+   */
   async enrichIndicator(indicator: IndicatorRef): Promise<EnrichedIndicator | undefined> {
-    const history = await this.storage.indicatorHistory(indicator.value);
+    const parsed = IndicatorRefSchema.safeParse(indicator);
+    const value = parsed.success ? parsed.data.value : String((indicator as { value?: unknown })?.value ?? '');
+    const history = await this.storage.indicatorHistory(value);
     if (history === undefined) return undefined;
     return {
       indicator: history.indicator,
       firstSeen: history.firstSeen.toISOString(),
       lastSeen: history.lastSeen.toISOString(),
       associatedEvents: history.timesSeen,
-      riskScore: history.lastConfidence,
+      riskScore: history.lastRiskScore,
     };
+  }
+
+  /** On the scan's path: only queues. */
+  #keep(correlation: Correlation): void {
+    const seenAt = new Date(systemClock.now());
+    this.#batcher.add({
+      threat: {
+        id: new ObjectId().toHexString(),
+        indicator: correlation.indicator,
+        results: correlation as unknown as Record<string, unknown>,
+        scanDate: seenAt,
+        ttl: this.#settings.ttl,
+      },
+      sighting: {
+        indicator: correlation.indicator,
+        type: correlation.type,
+        seenAt,
+        verdict: correlation.verdict,
+        confidence: correlation.confidence,
+        riskScore: correlation.riskScore,
+      },
+    });
+  }
+
+  /** Batches whose threat records are written, so that a retry after the sightings failed writes only those. */
+  readonly #threatsWritten = new WeakSet<readonly Conclusion[]>();
+
+  async #write(batch: readonly Conclusion[]): Promise<void> {
+    // Threat records carry their ids: writing them again after an ambiguous failure does not double them.
+    if (!this.#threatsWritten.has(batch)) {
+      await this.storage.storeThreats(batch.map((item) => item.threat));
+      this.#threatsWritten.add(batch);
+    }
+    await this.storage.recordSightings(batch.map((item) => item.sighting));
   }
 }
 

@@ -1,15 +1,43 @@
-import { ConfigurationError, recordIssues } from '@threatlib/core';
+import { ConfigurationError, type ConfigurationIssue, recordIssues } from '@threatlib/core';
+import { z } from 'zod';
 import type { StorageBackend } from './storage-backend.js';
 import { STORAGE_BACKENDS } from './storage-backends.js';
+import { DEFAULT_BATCHING } from './write-batcher.js';
 
-/** The options of `integrations.storage` checked against its back end's schema, and that back end. */
+/** Options of `integrations.storage` that are the integration's, whatever the back end. */
+const IntegrationShape = z.object({
+  /** Seconds each correlation's threat record is kept (default 30 days). */
+  ttl: z
+    .number()
+    .positive()
+    .max(10 * 365 * 86_400)
+    .default(30 * 86_400),
+  /** How the writes of the scan path are batched and held while the server is down. */
+  batching: z
+    .strictObject({
+      maxDelayMs: z.int().min(1).max(60_000).default(DEFAULT_BATCHING.maxDelayMs),
+      maxBatch: z.int().min(1).max(100_000).default(DEFAULT_BATCHING.maxBatch),
+      maxBuffered: z.int().min(1).max(10_000_000).default(DEFAULT_BATCHING.maxBuffered),
+      retryDelayMs: z.int().min(1).max(600_000).default(DEFAULT_BATCHING.retryDelayMs),
+      maxRetryDelayMs: z.int().min(1).max(3_600_000).default(DEFAULT_BATCHING.maxRetryDelayMs),
+    })
+    .prefault({}),
+});
+const INTEGRATION_KEYS = ['ttl', 'batching'] as const;
+
+/** The integration's own options, defaults filled in. */
+export type StorageIntegrationSettings = z.output<typeof IntegrationShape>;
+
+/** The options of `integrations.storage` checked: its back end, that back end's options, and the integration's. */
 export interface ParsedStorageOptions {
   backend: StorageBackend;
   options: unknown;
+  settings: StorageIntegrationSettings;
 }
 
 /**
- * Picks the back end `options.type` names and validates the options against its schema.
+ * Picks the back end `options.type` names and validates the options: `ttl` and `batching` against the integration's
+ * schema, the rest against the back end's.
  *
  * @throws {ConfigurationError} `Configuration invalid: integrations.storage.<path>: ...` naming every problem, or the
  *   types there are when `type` names none.
@@ -27,14 +55,24 @@ export function parseStorageOptions(options: unknown, optionsPath: string): Pars
       },
     ]);
   }
-  const result = backend.schema.safeParse(options);
-  if (!result.success) {
+  const own: Record<string, unknown> = {};
+  const rest: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(options as Record<string, unknown>)) {
+    if ((INTEGRATION_KEYS as readonly string[]).includes(key)) own[key] = value;
+    else rest[key] = value;
+  }
+  const issues: ConfigurationIssue[] = [];
+  const settings = IntegrationShape.safeParse(own);
+  if (!settings.success) issues.push(...recordIssues(settings.error.issues));
+  const parsed = backend.schema.safeParse(rest);
+  if (!parsed.success) issues.push(...recordIssues(parsed.error.issues));
+  if (!settings.success || !parsed.success) {
     throw new ConfigurationError(
-      recordIssues(result.error.issues).map((issue) => ({
+      issues.map((issue) => ({
         path: issue.path === '(root)' ? optionsPath : `${optionsPath}.${issue.path}`,
         message: issue.message,
       })),
     );
   }
-  return { backend, options: result.data };
+  return { backend, options: parsed.data, settings: settings.data };
 }
