@@ -10,6 +10,7 @@ import Fastify, {
   type FastifyBaseLogger,
   type FastifyError,
   type FastifyInstance,
+  type FastifyPluginAsync,
   type FastifyReply,
   type FastifyRequest,
   LogController,
@@ -83,6 +84,18 @@ export interface APIServerOptions extends ConnectionOptions {
    * listens beyond loopback and the probes can send a token.
    */
   protectProbes?: boolean;
+  /**
+   * Incoming webhooks served on this server's port: a `WebhookManager` of `@threatlib/webhooks` (anything with a
+   * fastify `plugin`). Its routes (`POST <server.path>`, default `/webhooks`, and `/webhooks/<eventName>`) are outside
+   * the API's authentication, as webhooks carry their own signatures, and bring their own body parser and limits; the
+   * per-address rate limit and the connection timeouts apply to them as to every route.
+   *
+   * @example
+   * ```ts
+   * new APIServer({ port: 8080, authentication, webhooks: client.integration('webhooks')?.manager });
+   * ```
+   */
+  webhooks?: { readonly plugin: FastifyPluginAsync } | undefined;
 }
 
 interface Mounted {
@@ -107,7 +120,7 @@ const DEFAULT_BATCH_LIMIT = 1000;
  */
 export class APIServer {
   readonly #options: Required<
-    Omit<APIServerOptions, 'authentication' | 'rateLimit' | 'authFailureLimit' | keyof ConnectionOptions>
+    Omit<APIServerOptions, 'authentication' | 'rateLimit' | 'authFailureLimit' | 'webhooks' | keyof ConnectionOptions>
   > & {
     authentication: ServerAuthentication | undefined;
     rateLimit: { windowMs: number; max: number };
@@ -122,6 +135,7 @@ export class APIServer {
   #address: string | undefined;
   readonly #healthProbe: ProbeCache<ClientHealth[]>;
   #batchLimiter: RequestLimiter | undefined;
+  readonly #webhooks: { readonly plugin: FastifyPluginAsync } | undefined;
 
   constructor(options: APIServerOptions = {}) {
     this.#options = {
@@ -141,6 +155,7 @@ export class APIServer {
     this.#connections = resolveConnectionOptions(options);
     this.#authFailures = new AuthFailureLimiter(options.authFailureLimit);
     this.#metrics = new ServerMetrics(() => this.#mounted);
+    this.#webhooks = options.webhooks;
   }
 
   /**
@@ -353,6 +368,8 @@ export class APIServer {
     for (const mounted of this.#mounted) {
       await app.register(async (scope) => this.#routes(scope, mounted), { prefix: mounted.prefix });
     }
+    // Encapsulated: the webhooks' raw-body parser and problem answers stay in their own context.
+    if (this.#webhooks) await app.register(this.#webhooks.plugin);
     await app.ready();
     return app;
   }

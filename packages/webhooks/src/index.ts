@@ -7,7 +7,7 @@ export {
   DEFAULT_WEBHOOK_PATH,
   type IncomingOptions,
 } from './incoming/incoming-options.js';
-export type { IncomingHandler } from './incoming/incoming-webhooks.js';
+export type { IncomingHandler, IncomingStats } from './incoming/incoming-webhooks.js';
 export { THREAT_UPDATE_EVENT, type ThreatUpdateOptions } from './integration/threat-update.js';
 export {
   createWebhooksIntegration,
@@ -17,6 +17,7 @@ export {
 } from './integration/webhooks-integration.js';
 export type { ResolvedWebhookManagerOptions, WebhookManagerOptions } from './manager/manager-options.js';
 export { WebhookManager, type WebhookManagerRuntime } from './manager/webhook-manager.js';
+export { type WebhooksPluginOptions, webhooksPlugin } from './manager/webhooks-plugin.js';
 export type {
   DeliveryResult,
   OutgoingOptions,

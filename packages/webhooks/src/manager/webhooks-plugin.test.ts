@@ -1,0 +1,67 @@
+import { ManualClock } from '@threatlib/core';
+import Fastify from 'fastify';
+import { Webhook } from 'standardwebhooks';
+import { describe, expect, it } from 'vitest';
+import { WebhookManager } from './webhook-manager.js';
+import { webhooksPlugin } from './webhooks-plugin.js';
+
+const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+const NOW = Date.parse('2026-03-01T12:00:00Z');
+
+function signedRequest(path: string, payload: unknown, id: string) {
+  const body = JSON.stringify(payload);
+  return {
+    method: 'POST' as const,
+    url: path,
+    payload: body,
+    headers: {
+      'content-type': 'application/json',
+      'webhook-id': id,
+      'webhook-timestamp': String(NOW / 1000),
+      'webhook-signature': new Webhook(SECRET).sign(id, new Date(NOW), body),
+    },
+  };
+}
+
+describe('webhooksPlugin', () => {
+  it('serves the manager’s routes on an application’s fastify and leaves the application’s own parsing alone', async () => {
+    const manager = new WebhookManager(
+      { server: { path: '/hooks' }, authentication: { type: 'hmac', secret: SECRET } },
+      { clock: new ManualClock(NOW) },
+    );
+    const seen: unknown[] = [];
+    manager.on('threat-update', (data) => {
+      seen.push(data);
+    });
+    const app = Fastify();
+    app.post('/api/echo', async (request) => ({ body: request.body, isBuffer: Buffer.isBuffer(request.body) }));
+    await app.register(webhooksPlugin, { manager });
+    try {
+      const accepted = await app.inject(
+        signedRequest('/hooks', { type: 'threat-update', data: { indicator: 'x.example' } }, 'm1'),
+      );
+      expect(accepted.statusCode).toBe(204);
+      expect(seen).toEqual([{ indicator: 'x.example' }]);
+      const refused = await app.inject({
+        ...signedRequest('/hooks/threat-update', { indicator: 'y' }, 'm2'),
+        payload: '{"indicator":"z"}',
+      });
+      expect(refused.statusCode).toBe(401);
+      expect(refused.headers['x-content-type-options']).toBe('nosniff');
+
+      const echo = await app.inject({ method: 'POST', url: '/api/echo', payload: { a: 1 } });
+      expect(echo.json()).toEqual({ body: { a: 1 }, isBuffer: false });
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('refuses to serve a manager that has no authentication', async () => {
+    const manager = new WebhookManager({});
+    const app = Fastify();
+    await expect(app.register(manager.plugin).ready()).rejects.toThrow(
+      'incoming webhooks need authentication: give the manager authentication: {type: "hmac", secret}',
+    );
+    await app.close();
+  });
+});
