@@ -159,7 +159,7 @@ describe('the built-in threat-update flow', () => {
     expect(items.map((a) => a.id)).toEqual([alert.id]);
   });
 
-  it('raises nothing for a clean indicator or under the configured minConfidence; a replay correlates nothing again', async () => {
+  it('raises nothing for a clean indicator or under the configured minConfidence; a replay runs nothing again', async () => {
     Recorder.received = [];
     feeds.resetCounters();
     const threatClient = client(
@@ -176,6 +176,8 @@ describe('the built-in threat-update flow', () => {
     await threatClient.alerts.settled();
     expect(Recorder.received).toHaveLength(0);
     expect(asked(MALICIOUS)).toBe(3);
+    // The replay was answered without running the flow (the client's cache would hide a second correlation).
+    expect(threatClient.integration('webhooks')?.manager.stats).toMatchObject({ handled: 2, replayed: 1 });
   });
 
   it('answers 400 to a threat-update without an indicator, or with one that is not', async () => {
