@@ -126,6 +126,10 @@ describe('@threatlib/webhooks as the package core builds integrations.webhooks f
     const error = await bad.start().catch((e: unknown) => e);
     expect(ConfigurationError.isInstance(error)).toBe(true);
     expect((error as Error).message).toContain('integrations.webhooks.incoming.authentication:');
+    const both = client(config({ webhooks: { incoming: incoming({ port: 0 }) } }));
+    expect(((await both.start().catch((e: unknown) => e)) as Error).message).toContain(
+      'integrations.webhooks.incoming.port: unknown field',
+    );
     const unknown = client(config({ webhooks: { incoming: incoming({ threatUpdate: { minConfidense: 50 } }) } }));
     expect(((await unknown.start().catch((e: unknown) => e)) as Error).message).toContain(
       'integrations.webhooks.incoming.threatUpdate.minConfidense: unknown field',
@@ -136,7 +140,9 @@ describe('@threatlib/webhooks as the package core builds integrations.webhooks f
 describe('the built-in threat-update flow', () => {
   it('a threat-update for an indicator three feeds call malicious raises an alert that reaches a registered integration', async () => {
     Recorder.received = [];
-    const threatClient = client(config({ webhooks: { incoming: incoming() } }, { alerting: { enabled: false } }));
+    // The server options may be written flat in `incoming`, as well as under `server` like the constructor takes them.
+    const flat = { port: 0, path: '/webhooks', authentication: { type: 'hmac', secret: SECRET } };
+    const threatClient = client(config({ webhooks: { incoming: flat } }, { alerting: { enabled: false } }));
     threatClient.registerIntegration('recorder', Recorder);
     await threatClient.start();
     expect(threatClient.integration('webhooks')).toBeInstanceOf(WebhooksIntegration);

@@ -29,15 +29,38 @@ declare module '@threatlib/core' {
  */
 export const WebhooksIntegrationOptionsSchema = z.strictObject({
   incoming: z
-    .strictObject({
-      ...IncomingOptionsSchema.shape,
-      authentication: IncomingOptionsSchema.shape.authentication.unwrap(),
-      threatUpdate: ThreatUpdateOptionsSchema.prefault({}),
-    })
+    .preprocess(
+      liftServerOptions,
+      z.strictObject({
+        ...IncomingOptionsSchema.shape,
+        authentication: IncomingOptionsSchema.shape.authentication.unwrap(),
+        threatUpdate: ThreatUpdateOptionsSchema.prefault({}),
+      }),
+    )
     .optional(),
   outgoing: z.array(z.unknown()).default([]),
   delivery: OutgoingOptionsSchema.prefault({}),
 });
+
+/** The server options `incoming` may also take flat (`{port, path, authentication}`), as `server` holds them. */
+const SERVER_KEYS = ['port', 'host', 'path', 'requestTimeoutMs'] as const;
+
+/**
+ * `incoming: {port, path, ...}` read as `incoming: {server: {port, path}, ...}`, the constructor's shape, when it
+ * has no `server` of its own (with one, the flat keys stay and are refused as unknown).
+ */
+function liftServerOptions(incoming: unknown): unknown {
+  if (typeof incoming !== 'object' || incoming === null || Array.isArray(incoming)) return incoming;
+  const record = incoming as Record<string, unknown>;
+  if (record.server !== undefined || !SERVER_KEYS.some((key) => Object.hasOwn(record, key))) return incoming;
+  const server: Record<string, unknown> = {};
+  const rest: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(record)) {
+    if ((SERVER_KEYS as readonly string[]).includes(key)) server[key] = value;
+    else rest[key] = value;
+  }
+  return { ...rest, server };
+}
 
 /** What users write for `integrations.webhooks`. */
 export type WebhooksIntegrationOptions = z.input<typeof WebhooksIntegrationOptionsSchema>;
