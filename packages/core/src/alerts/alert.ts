@@ -22,14 +22,16 @@ const metadata = z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
  * The result of `correlate` as an alert of the webhook-handler form carries it. Only `confidence` is required; the
  * rest of the correlation is read when present and not kept.
  */
-const AlertCorrelationSchema = z.looseObject({
+// Plain objects (unknown keys stripped, not kept): a loose object's index signature would refuse the client's own
+// `CorrelationResult`, an interface, at compile time.
+const AlertCorrelationSchema = z.object({
   indicator: z.string().optional(),
   type: z.string().optional(),
   /** 0 to 100. */
   confidence: z.number().min(0).max(100),
   riskScore: riskScore.optional(),
   sources: z.array(z.string().min(1).max(200)).max(100).optional(),
-  contributions: z.array(z.looseObject({ feed: z.string(), verdict: z.string() })).optional(),
+  contributions: z.array(z.object({ feed: z.string(), verdict: z.string() })).optional(),
 });
 
 /**
