@@ -21,3 +21,25 @@ export {
   StorageIntegration,
   type StorageIntegrationOptions,
 } from './integration/storage-integration.js';
+export type { IndexedDocument } from './search-index/bulk-indexer.js';
+export { DocumentRejectedError } from './search-index/elasticsearch-errors.js';
+export type { SearchAlertStore } from './search-index/search-alert-store.js';
+export type { SearchDocument, StoredSearchDocument } from './search-index/search-document.js';
+export type { SearchIndexName, SearchIndexOptions } from './search-index/search-index-options.js';
+export {
+  type BulkIndexFailure,
+  type BulkIndexReport,
+  type DocumentIndexKey,
+  type SearchHit,
+  type SearchIndexRuntime,
+  type SearchIndexStats,
+  SearchIndexStorage,
+  type SearchResult,
+} from './search-index/search-index-storage.js';
+export {
+  checkSearch,
+  QUERY_CLAUSES,
+  QUERY_LIMITS,
+  type SearchOptions,
+  type SearchQuery,
+} from './search-index/search-query.js';

@@ -1,4 +1,5 @@
 import { documentStoreBackend } from '../document-store/document-store-backend.js';
+import { searchIndexBackend } from '../search-index/search-index-backend.js';
 import type { StorageBackend } from './storage-backend.js';
 
 /**
@@ -7,4 +8,5 @@ import type { StorageBackend } from './storage-backend.js';
  */
 export const STORAGE_BACKENDS: Readonly<Record<string, StorageBackend>> = {
   mongodb: documentStoreBackend as StorageBackend,
+  elasticsearch: searchIndexBackend as StorageBackend,
 };

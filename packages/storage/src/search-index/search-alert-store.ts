@@ -1,0 +1,187 @@
+import { createHash } from 'node:crypto';
+import type { Client, estypes } from '@elastic/elasticsearch';
+import {
+  type Alert,
+  type AlertDelivery,
+  AlertDeliverySchema,
+  type AlertInput,
+  type AlertPage,
+  type AlertQuery,
+  type AlertStore,
+  normaliseAlert,
+  parseRecord,
+  SEVERITIES,
+  severityRank,
+  ValidationError,
+} from '@threatlib/core';
+import { z } from 'zod';
+import { DocumentIds } from './document-id.js';
+import { runRequest } from './elasticsearch-errors.js';
+import type { RefreshTracker } from './refresh-tracker.js';
+
+/** Largest page `list` returns. */
+const MAX_PAGE = 500;
+/** Largest alert kept, as JSON in UTF-8. */
+export const MAX_ALERT_BYTES = 8 * 1024 * 1024;
+
+const DeliveriesSchema = z.array(AlertDeliverySchema).max(1000);
+
+/** An alert as a document of the alert index. */
+interface AlertSource {
+  /** The alert's timestamp. */
+  time: string;
+  /** Insertion order among alerts of the same time: sortable, unique (see `DocumentIds`). */
+  seq: string;
+  /** `severityRank(severity)`, for `minSeverity`. */
+  rank: number;
+  alert: Omit<Alert, 'deliveries'>;
+  deliveries: AlertDelivery[];
+}
+
+/** What a {@link SearchAlertStore} needs from its search index. */
+export interface AlertIndexAccess {
+  client: Client;
+  /** The alert index's name, once the store is started (it creates the index). */
+  index(): Promise<string>;
+  refresh: RefreshTracker;
+  now(): Date;
+}
+
+/**
+ * Core's `AlertStore` on a search index's `alerts` index: alerts and their deliveries survive a restart. The `_id` is
+ * a hash of the alert's id (which may be longer than Elasticsearch's ids); reads by id are real-time, and `list`
+ * sees every write this store acknowledged. Lists newest first by alert timestamp, then by insertion order; pages
+ * with an opaque cursor.
+ */
+export class SearchAlertStore implements AlertStore {
+  readonly #access: AlertIndexAccess;
+  readonly #ids = new DocumentIds();
+
+  constructor(access: AlertIndexAccess) {
+    this.#access = access;
+  }
+
+  async add(input: AlertInput): Promise<Alert> {
+    const alert = normaliseAlert(input, this.#access.now());
+    const { deliveries, ...rest } = alert;
+    const document: AlertSource = {
+      time: alert.timestamp,
+      seq: this.#ids.next(this.#access.now().getTime()),
+      rank: severityRank(alert.severity),
+      alert: rest,
+      deliveries,
+    };
+    checkSize(JSON.stringify(document), 'alert');
+    const index = await this.#access.index();
+    const answer = await runRequest('store', 'alerts', () =>
+      this.#access.client.create({ index, id: alertId(alert.id), document }, { ignore: [409] }),
+    );
+    if ((answer as { status?: number }).status === 409 || answer.result === undefined) {
+      throw new ValidationError('alert', [{ path: 'id', message: `an alert with id ${alert.id} is already stored` }]);
+    }
+    this.#access.refresh.written('alerts');
+    return alert;
+  }
+
+  async get(id: string): Promise<Alert | undefined> {
+    if (typeof id !== 'string' || id.length === 0) return undefined;
+    const index = await this.#access.index();
+    const answer = await runRequest('query', 'alerts', () =>
+      this.#access.client.get<AlertSource>({ index, id: alertId(id) }, { ignore: [404] }),
+    );
+    return answer.found && answer._source ? toAlert(answer._source) : undefined;
+  }
+
+  async list(query: AlertQuery = {}): Promise<AlertPage> {
+    const limit = Math.min(Math.max(Math.trunc(query.limit ?? 50), 1), MAX_PAGE);
+    const filter: estypes.QueryDslQueryContainer[] = [];
+    if (query.minSeverity !== undefined) filter.push({ range: { rank: { gte: rankOf(query.minSeverity) } } });
+    if (query.since !== undefined) {
+      if (!(query.since instanceof Date) || Number.isNaN(query.since.getTime())) {
+        throw new ValidationError('alert query', [{ path: 'since', message: 'expected a valid Date' }]);
+      }
+      filter.push({ range: { time: { gte: query.since.toISOString() } } });
+    }
+    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+    const index = await this.#access.index();
+    await this.#access.refresh.beforeSearch('alerts');
+    const answer = await runRequest('query', 'alerts', () =>
+      this.#access.client.search<AlertSource>({
+        index,
+        query: { bool: { filter } },
+        sort: [{ time: { order: 'desc' } }, { seq: { order: 'desc' } }],
+        size: limit + 1,
+        ...(after ? { search_after: [after.time, after.seq] } : {}),
+        track_total_hits: false,
+      }),
+    );
+    const hits = answer.hits.hits;
+    const page = hits.slice(0, limit);
+    const last = page.at(-1);
+    return {
+      items: page.map((hit) => toAlert(hit._source as AlertSource)),
+      ...(hits.length > limit && last ? { nextCursor: encodeCursor(last._source as AlertSource) } : {}),
+    };
+  }
+
+  async updateDeliveries(id: string, deliveries: readonly AlertDelivery[]): Promise<Alert | undefined> {
+    const parsed = parseRecord(DeliveriesSchema, deliveries, 'alert deliveries');
+    checkSize(JSON.stringify(parsed), 'alert deliveries');
+    if (typeof id !== 'string' || id.length === 0) return undefined;
+    const index = await this.#access.index();
+    // A partial update (no script): arrays are replaced as a whole, so `deliveries` becomes exactly `parsed`.
+    const answer = await runRequest('store', 'alerts', () =>
+      this.#access.client.update<AlertSource, Partial<AlertSource>>(
+        { index, id: alertId(id), doc: { deliveries: parsed }, _source: true, retry_on_conflict: 5 },
+        { ignore: [404] },
+      ),
+    );
+    const source = answer.get?._source as AlertSource | undefined;
+    if (source === undefined || source === null) return undefined;
+    this.#access.refresh.written('alerts');
+    return toAlert(source);
+  }
+}
+
+/** The `_id` of an alert: a hash of its id (up to 200 characters, more than Elasticsearch's 512 bytes in UTF-8). */
+function alertId(id: string): string {
+  return createHash('sha256').update(id).digest('base64url');
+}
+
+function toAlert(source: AlertSource): Alert {
+  return { ...source.alert, deliveries: source.deliveries };
+}
+
+function checkSize(json: string, subject: string): void {
+  // A UTF-16 unit is at most 3 UTF-8 bytes; count the bytes only when that bound is too high.
+  if (json.length * 3 <= MAX_ALERT_BYTES) return;
+  const bytes = Buffer.byteLength(json, 'utf8');
+  if (bytes > MAX_ALERT_BYTES) {
+    throw new ValidationError(subject, [
+      { path: '', message: `${bytes} bytes as JSON, larger than the store keeps (${MAX_ALERT_BYTES} bytes)` },
+    ]);
+  }
+}
+
+function rankOf(severity: unknown): number {
+  const rank = typeof severity === 'string' ? SEVERITIES.indexOf(severity.toLowerCase() as never) : -1;
+  if (rank < 0) {
+    throw new ValidationError('alert query', [
+      { path: 'minSeverity', message: `expected one of ${SEVERITIES.join(', ')}, got ${JSON.stringify(severity)}` },
+    ]);
+  }
+  return rank;
+}
+
+function encodeCursor(source: AlertSource): string {
+  return `${Date.parse(source.time).toString(36)}.${source.seq}`;
+}
+
+function decodeCursor(cursor: string): { time: number; seq: string } {
+  const match = typeof cursor === 'string' ? /^(-?[0-9a-z]{1,12})\.([0-9a-zA-Z_-]{1,40})$/.exec(cursor) : null;
+  const time = match ? Number.parseInt(match[1] as string, 36) : Number.NaN;
+  if (!match || !Number.isSafeInteger(time)) {
+    throw new ValidationError('alert query', [{ path: 'cursor', message: 'not a cursor this store issued' }]);
+  }
+  return { time, seq: match[2] as string };
+}
