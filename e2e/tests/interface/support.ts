@@ -2,13 +2,13 @@
 // standing in for the five feeds, the e2e servers (at the ports their scripts in e2e/services.d use), a receiver for
 // plugins and log webhooks, and waits with deadlines. The examples are in the *.test.ts files beside this one, a file
 // per part of the document: client (1, 6.1, 7, 8.1), plugin (4.2 registerIntegration), vault, config-sources (8.2),
-// rest-server (4.1, 5, 8), queue (2.5, 4.2) and storage (2.5, 4.2: the document store).
+// rest-server (4.1, 5, 8), queue (2.5, 4.2), storage (2.5, 4.2: the document store) and search-index (2.5, 4.2, 5:
+// the search index).
 //
 // Not here yet, because their packages do not exist yet; each issue adds its examples when it adds the package:
 // SIEMConnector, the case and enriched-indicator records, testConnection() and integrations.siem (2.3, 2.4, 2.6, 4.2,
 // 7.2): issue 14, @threatlib/siem. WebhookManager, the webhook event names and integrations.webhooks (4.2, 5, 6.2):
-// issue 15, @threatlib/webhooks. SearchIndexStorage and integrations.storage {type: 'elasticsearch'} (2.5, 4.2): issue
-// 16, @threatlib/storage. CloudIntegration and CloudSiemIntegration (2.5, 4.2, 5): issue 17, @threatlib/cloud.
+// issue 15, @threatlib/webhooks. CloudIntegration and CloudSiemIntegration (2.5, 4.2, 5): issue 17, @threatlib/cloud.
 // enterprise.siemIntegration (8.1): issue 14. The browser options of 8.1 (browser, the browser storage, pwa) arrive
 // with the browser build, which no issue schedules yet; until then core accepts them only at their defaults.
 import { readFileSync } from 'node:fs';
@@ -24,15 +24,19 @@ export const FEEDS = ['feed_urls', 'feed_otx', 'feed_abuse', 'feed_cti', 'feed_s
 export type FeedId = (typeof FEEDS)[number];
 
 /** The e2e services the examples talk to. */
-export type Service = 'redis' | 'rabbitmq' | 'kafka' | 'rsyslog' | 'ferretdb';
+export type Service = 'redis' | 'rabbitmq' | 'kafka' | 'rsyslog' | 'ferretdb' | 'elasticsearch';
 
 const SERVICES_DIR = new URL('../../services.d/', import.meta.url);
+
+/** The variable a service script sets its port in, where it is not `<name>_port`. */
+const PORT_VARIABLES: Partial<Record<Service, string>> = { elasticsearch: 'es_port' };
 
 /** The port `e2e/services.d/<name>.sh` starts its server on (its `<name>_port=`), so the two never disagree. */
 export function servicePort(service: Service): number {
   const script = readFileSync(new URL(`${service}.sh`, SERVICES_DIR), 'utf8');
-  const match = new RegExp(`^${service}_port=(\\d+)$`, 'm').exec(script);
-  if (!match?.[1]) throw new Error(`e2e/services.d/${service}.sh does not set ${service}_port=`);
+  const variable = PORT_VARIABLES[service] ?? `${service}_port`;
+  const match = new RegExp(`^${variable}=(\\d+)$`, 'm').exec(script);
+  if (!match?.[1]) throw new Error(`e2e/services.d/${service}.sh does not set ${variable}=`);
   return Number(match[1]);
 }
 
@@ -53,7 +57,7 @@ function portOpen(port: number): Promise<boolean> {
   });
 }
 
-const SERVICES: readonly Service[] = ['redis', 'rabbitmq', 'kafka', 'rsyslog', 'ferretdb'];
+const SERVICES: readonly Service[] = ['redis', 'rabbitmq', 'kafka', 'rsyslog', 'ferretdb', 'elasticsearch'];
 
 /** Which e2e servers answer, probed once per test file with a plain TCP connection. */
 const reachable = new Map<Service, boolean>(
