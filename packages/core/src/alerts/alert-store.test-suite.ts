@@ -71,4 +71,50 @@ export function alertStoreCompliance(makeStore: () => AlertStore | Promise<Alert
     expect((await store.get(alert.id))?.deliveries).toEqual([]);
     await store.close?.();
   });
+
+  it('pending() lists the alerts with a delivery still pending, newest first, in pages (a store that has it)', async (ctx) => {
+    const store = await makeStore();
+    ctx.onTestFinished(() => store.close?.());
+    const pendingOf = store.pending?.bind(store);
+    if (pendingOf === undefined) return ctx.skip('this store has no pending(): nothing is resumed at start');
+    const pending = (integration: string): AlertDelivery => ({ integration, status: 'pending', attempts: 1 });
+    const delivered = (integration: string): AlertDelivery => ({ integration, status: 'delivered', attempts: 1 });
+    const at = (minute: number) => `2026-03-01T12:0${minute}:00.000Z`;
+    const none = await store.add({ ...documented, title: 'none', timestamp: at(0) });
+    const waiting = await store.add({
+      ...documented,
+      title: 'waiting',
+      timestamp: at(1),
+      deliveries: [pending('siem')],
+    });
+    await store.add({ ...documented, title: 'done', timestamp: at(2), deliveries: [delivered('siem')] });
+    const mixed = await store.add({
+      ...documented,
+      title: 'mixed',
+      severity: 'low',
+      timestamp: at(3),
+      deliveries: [delivered('siem'), pending('webhooks')],
+    });
+    await store.add({
+      ...documented,
+      title: 'failed',
+      timestamp: at(4),
+      deliveries: [{ integration: 'siem', status: 'failed', attempts: 4, lastError: 'HTTP 503' }],
+    });
+
+    expect((await pendingOf()).items.map((a) => a.title)).toEqual(['mixed', 'waiting']);
+    expect((await pendingOf({ minSeverity: 'high' })).items.map((a) => a.title)).toEqual(['waiting']);
+    const first = await pendingOf({ limit: 1 });
+    expect(first.items).toEqual([mixed]);
+    const second = await pendingOf({ limit: 1, cursor: first.nextCursor as string });
+    expect(second).toEqual({ items: [waiting] });
+
+    // A delivery that ends leaves the list; one that is started again joins it.
+    await store.updateDeliveries(waiting.id, [delivered('siem')]);
+    await store.updateDeliveries(none.id, [pending('siem')]);
+    expect((await pendingOf()).items.map((a) => a.title)).toEqual(['mixed', 'none']);
+    await store.updateDeliveries(mixed.id, [delivered('siem'), delivered('webhooks')]);
+    await store.updateDeliveries(none.id, [{ integration: 'siem', status: 'failed', attempts: 4 }]);
+    expect(await pendingOf()).toEqual({ items: [] });
+  });
 }

@@ -43,6 +43,12 @@ export interface AlertStore {
    * @throws {ValidationError} when a delivery is not an `AlertDeliverySchema` record.
    */
   updateDeliveries(id: string, deliveries: readonly AlertDelivery[]): Promise<Alert | undefined>;
+  /**
+   * The alerts with at least one delivery `pending`, newest first, paged like {@link list} (its `minSeverity` and
+   * `since` filter them too). `client.start()` asks for them to resume the deliveries a stopped (or crashed) process
+   * left unfinished; a store without it has nothing resumed (`client.alerts.redeliver(id)` still works).
+   */
+  pending?(query?: AlertQuery): Promise<AlertPage>;
   /** Releases connections; the store is not used afterwards. */
   close?(): Promise<void>;
 }

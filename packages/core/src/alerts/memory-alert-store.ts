@@ -147,11 +147,21 @@ export class MemoryAlertStore implements AlertStore {
   }
 
   async list(query: AlertQuery = {}): Promise<AlertPage> {
+    return this.#page(query, () => true);
+  }
+
+  /** The alerts with a delivery still `pending`, newest first, paged and filtered as `list` does. */
+  async pending(query: AlertQuery = {}): Promise<AlertPage> {
+    return this.#page(query, (e) => e.alert.deliveries.some((d) => d.status === 'pending'));
+  }
+
+  #page(query: AlertQuery, keep: (entry: Entry) => boolean): AlertPage {
     const limit = Math.min(Math.max(Math.trunc(query.limit ?? 50), 1), MAX_PAGE);
     const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
     const since = query.since?.getTime();
     const minRank = query.minSeverity === undefined ? undefined : rankOf(query.minSeverity);
     const matches = this.#entries
+      .filter(keep)
       .filter((e) => after === undefined || e.time < after.time || (e.time === after.time && e.seq < after.seq))
       .filter((e) => minRank === undefined || severityRank(e.alert.severity) >= minRank)
       .filter((e) => since === undefined || e.time >= since)

@@ -48,6 +48,10 @@ const MAX_RUNNING = 32;
 const MAX_WAITING = 10_000;
 /** How long `stop()` lets the attempts under way finish, in ms on the client's clock. */
 export const ALERT_DELIVERY_GRACE_MS = 5_000;
+/** Alerts asked of the store at a time when resuming pending deliveries. */
+const RESUME_PAGE = 100;
+/** Resumed deliveries under way (running or waiting for a place) at once; the next page waits for room. */
+const RESUME_WINDOW = 1_000;
 
 const DeliveriesSchema = z.array(AlertDeliverySchema);
 
@@ -87,6 +91,8 @@ export class ClientAlerting {
   #draining = new AbortController();
   /** Aborted when the grace has passed: attempts still under way are given up. */
   #stopping = new AbortController();
+  /** While a resume runs: the alerts whose deliveries this run started, which the resume must not start again. */
+  #startedDuringResume: Set<string> | undefined;
 
   constructor(options: ClientAlertingOptions) {
     this.#options = options;
@@ -191,6 +197,70 @@ export class ClientAlerting {
     this.#store = store;
   }
 
+  /**
+   * For `client.start()`, once the integrations have started: delivers again, in the background, every delivery the
+   * store holds as `pending` to a started integration: those a stopped client cut short, and those a process that
+   * ended without stopping left in flight (so an integration may receive an alert twice: delivery is at least once).
+   * A delivery pending for an integration not started now stays pending. Needs the store's `pending()`; a store
+   * without it has nothing resumed. `settled()` waits for the resumed deliveries too.
+   */
+  resumePending(): void {
+    const store = this.#store;
+    if (typeof store.pending !== 'function') {
+      this.#logger.debug({}, 'the alert store has no pending(): deliveries left pending are not resumed');
+      return;
+    }
+    const started = new Set<string>();
+    this.#startedDuringResume = started;
+    this.#track(
+      this.#resume(store, this.#draining.signal, started)
+        .catch((error: unknown) => {
+          this.#logger.error(
+            { err: error },
+            `the deliveries left pending could not be resumed: ${deliveryErrorText(error, this.#secrets)}; client.alerts.redeliver(id) delivers an alert again`,
+          );
+        })
+        .finally(() => {
+          if (this.#startedDuringResume === started) this.#startedDuringResume = undefined;
+        }),
+    );
+  }
+
+  async #resume(store: AlertStore, signal: AbortSignal, started: Set<string>): Promise<void> {
+    const pending = store.pending?.bind(store) as NonNullable<AlertStore['pending']>;
+    const window = new Set<Promise<void>>();
+    let alerts = 0;
+    let deliveries = 0;
+    let cursor: string | undefined;
+    do {
+      if (signal.aborted) break;
+      const page = await pending({ limit: RESUME_PAGE, ...(cursor === undefined ? {} : { cursor }) });
+      for (const alert of page.items) {
+        // An alert this run started delivering is in hand: the page may predate its outcome being recorded.
+        if (signal.aborted || started.has(alert.id)) continue;
+        const due = this.#targets().filter((t) =>
+          alert.deliveries.some((d) => d.integration === t.name && d.status === 'pending'),
+        );
+        if (due.length === 0) continue;
+        alerts += 1;
+        for (const job of this.#start(alert, due)) {
+          deliveries += 1;
+          window.add(job);
+          const done = () => window.delete(job);
+          job.then(done, done);
+        }
+        while (window.size >= RESUME_WINDOW) await Promise.race(window);
+      }
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    if (alerts > 0) {
+      this.#logger.info(
+        { alerts, deliveries },
+        `resumed ${deliveries} alert deliver${deliveries === 1 ? 'y' : 'ies'} left pending (${alerts} alert${alerts === 1 ? '' : 's'})`,
+      );
+    }
+  }
+
   /** Final delivery outcomes by integration, for `threatlib_alert_deliveries_total`. */
   deliveryCounts(): Record<string, AlertDeliveryCounts> {
     return Object.fromEntries([...this.#counts].map(([name, counts]) => [name, { ...counts }]));
@@ -198,12 +268,13 @@ export class ClientAlerting {
 
   /**
    * For `client.stop()`: deliveries waiting for a place or for their next attempt end now, those under way get
-   * `graceMs` to finish and are then aborted; each that did not succeed is recorded `failed` (`client.alerts
-   * .redeliver(id)` tries it again after the next start). Resolves once every outcome is recorded; leaves no timer.
+   * `graceMs` to finish and are then aborted. Each one cut short stays `pending`, its `lastError` saying so, and is
+   * resumed by the next `start()` (see {@link resumePending}); one whose attempts ran out is `failed`. Resolves once
+   * every outcome is recorded; leaves no timer.
    */
   async stop(graceMs = ALERT_DELIVERY_GRACE_MS): Promise<void> {
     const { clock } = this.#options;
-    const reason = new Error('the client stopped before the delivery ended; client.alerts.redeliver(id) tries again');
+    const reason = new Error('the client stopped before the delivery ended; it resumes when the client starts again');
     // Waiting for a place or for a retry is not work under way: those end now; attempts in progress get the grace.
     this.#draining.abort(reason);
     for (const admit of this.#waiting.splice(0)) admit(false);
@@ -232,6 +303,7 @@ export class ClientAlerting {
   /** Starts (or joins) a delivery of `alert` to each of `targets`; the promises settle as each ends. */
   #start(alert: Alert, targets: readonly AlertTarget[]): Promise<void>[] {
     if (targets.length === 0) return [];
+    this.#startedDuringResume?.add(alert.id);
     let tracked = this.#tracked.get(alert.id);
     if (!tracked) {
       tracked = {
@@ -255,6 +327,9 @@ export class ClientAlerting {
   }
 
   async #deliver(tracked: Tracked, target: AlertTarget): Promise<void> {
+    // The signals of this run: stop() replaces them once it is done.
+    const draining = this.#draining.signal;
+    const stopping = this.#stopping.signal;
     tracked.jobs += 1;
     let delivery = tracked.deliveries.find((d) => d.integration === target.name);
     if (!delivery) {
@@ -270,15 +345,21 @@ export class ClientAlerting {
     try {
       const admitted = await this.#admit();
       if (!admitted) {
-        const stopping = this.#draining.signal.aborted;
-        this.#fail(
-          tracked,
-          record,
-          target,
-          stopping
-            ? 'not attempted: the client stopped first; client.alerts.redeliver(id) tries again'
-            : `not attempted: ${MAX_WAITING} deliveries were already waiting; client.alerts.redeliver(id) tries again`,
-        );
+        if (draining.aborted) {
+          this.#cutShort(
+            tracked,
+            record,
+            target,
+            'not attempted: the client stopped first; it resumes when the client starts again',
+          );
+        } else {
+          this.#fail(
+            tracked,
+            record,
+            target,
+            `not attempted: ${MAX_WAITING} deliveries were already waiting; client.alerts.redeliver(id) tries again`,
+          );
+        }
         return;
       }
       try {
@@ -288,8 +369,8 @@ export class ClientAlerting {
           send: (signal) => target.instance.sendAlert(structuredClone(tracked.alert), { signal }),
           policy,
           clock: this.#options.clock,
-          signal: this.#stopping.signal,
-          drain: this.#draining.signal,
+          signal: stopping,
+          drain: draining,
           ...(this.#options.random ? { random: this.#options.random } : {}),
           onAttempt: (attempt) => {
             record.attempts += 1;
@@ -319,9 +400,26 @@ export class ClientAlerting {
             );
           }
           this.#persist(tracked);
-        } else if (outcome.stopped && record.lastError !== undefined) {
+        } else if (outcome.stopped) {
           // The last attempt's error says what went wrong; the stop is why no other attempt was made.
-          this.#fail(tracked, record, target, `${record.lastError}; ${deliveryErrorText(outcome.error, secrets)}`);
+          const stop = deliveryErrorText(outcome.error, secrets);
+          this.#cutShort(
+            tracked,
+            record,
+            target,
+            record.lastError === undefined ? stop : `${record.lastError}; ${stop}`,
+          );
+        } else if (
+          draining.aborted &&
+          (outcome.error === stopping.reason ||
+            outcome.error === draining.reason ||
+            (outcome.attempts <= policy.retryAttempts &&
+              (outcome.error as { isRetryable?: unknown } | undefined)?.isRetryable !== false))
+        ) {
+          // Aborted by the stop, or failed during the grace with attempts left: the stop, not the attempts, ended it.
+          const stop = deliveryErrorText(draining.reason, secrets);
+          const last = deliveryErrorText(outcome.error, secrets);
+          this.#cutShort(tracked, record, target, last === stop ? stop : `${last}; ${stop}`);
         } else {
           this.#fail(tracked, record, target, deliveryErrorText(outcome.error, secrets));
         }
@@ -336,6 +434,17 @@ export class ClientAlerting {
       await tracked.write;
       if (tracked.jobs === 0 && !tracked.writeQueued) this.#tracked.delete(tracked.id);
     }
+  }
+
+  /** A delivery the client's stop ended before its attempts ran out: it stays `pending`, resumed at the next start. */
+  #cutShort(tracked: Tracked, record: AlertDelivery, target: AlertTarget, reason: string): void {
+    record.status = 'pending';
+    record.lastError = reason;
+    this.#logger.info(
+      { integration: target.name, alertId: tracked.id, attempts: record.attempts, reason },
+      `alert ${tracked.id} to "${target.name}" was cut short by the stop (${record.attempts} attempt(s)); it stays pending and resumes when the client starts again`,
+    );
+    this.#persist(tracked);
   }
 
   #fail(tracked: Tracked, record: AlertDelivery, target: AlertTarget, reason: string): void {

@@ -632,6 +632,9 @@ export class ThreatClient {
    * those already started are stopped in reverse order and the promise rejects with an {@link IntegrationError}
    * naming the one that failed.
    *
+   * Once they run, the alert deliveries the alert store holds as `pending` (cut short by the last `stop()`, or left in
+   * flight by a process that ended) are delivered again in the background (`client.alerts.settled()` waits for them).
+   *
    * @throws {IntegrationError} `code: 'INTEGRATION_PACKAGE_MISSING'` with `packages` to install; otherwise naming
    *   the integration that could not be built or started, and why.
    * @throws {ConfigurationError} when a package refuses its options: `Configuration invalid: integrations.<key>...`.
@@ -674,6 +677,8 @@ export class ThreatClient {
       }
     }
     this.#state = 'running';
+    // Deliveries a stopped (or crashed) run left pending go out again, in the background, now their integrations run.
+    this.#alerting.resumePending();
     this.logger.info({ integrations: started }, 'threatlib client started');
   }
 

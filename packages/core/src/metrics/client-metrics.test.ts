@@ -145,4 +145,23 @@ describe('createClientMetrics, without any server', () => {
     expect(await registry.metrics()).toContain('threatlib_log_lines_dropped_total{transport="webhook"} 15');
     await closeLogger(logger);
   });
+
+  it('reports what the storage integration holds and could not keep, read from its stats() at scrape time', async () => {
+    const stats = { written: 10, buffered: 0, dropped: 0, failedWrites: 0, batches: 1 };
+    const metricsOf = (integration: unknown) =>
+      createClientMetrics({
+        feedStatus: () => [],
+        monitoringAlertStats: () => ({ raised: 0, suppressed: 0, channels: {} }),
+        integration: (name: string) => (name === 'storage' ? integration : undefined),
+      }).metrics();
+    const storage = { stats: () => stats };
+    expect(await metricsOf(storage)).toContain('threatlib_storage_records_dropped_total 0');
+    Object.assign(stats, { buffered: 10_000, dropped: 42, failedWrites: 7 });
+    const text = await metricsOf(storage);
+    expect(text).toContain('threatlib_storage_records_dropped_total 42');
+    expect(text).toContain('threatlib_storage_records_buffered 10000');
+    // Without a storage integration (or one without stats) there is nothing to count.
+    expect(await metricsOf(undefined)).toContain('threatlib_storage_records_dropped_total 0');
+    expect(await metricsOf({})).toContain('threatlib_storage_records_buffered 0');
+  });
 });

@@ -11,7 +11,24 @@ export type MetricsClient = Pick<ThreatClient, 'feedStatus' | 'monitoringAlertSt
   /** `client.alerts`: its delivery counts (a client from a core without alert delivery has none). */
   alerts?: { deliveryCounts?(): Record<string, { delivered: number; failed: number }> };
   config?: { enterprise?: { monitoring?: { metrics?: boolean } } };
+  /** `client.integration(name)`: the storage integration's write counters are read from its `stats()`. */
+  integration?(name: string): unknown;
 };
+
+/** What the metrics read from a storage integration (`@threatlib/storage`'s `stats()`). */
+interface StorageWriteStats {
+  dropped?: unknown;
+  buffered?: unknown;
+}
+
+/** The storage integration's write counters, when the client has one that reports them. */
+function storageStats(client: MetricsClient): { dropped: number; buffered: number } | undefined {
+  const storage = client.integration?.('storage') as { stats?: () => StorageWriteStats } | undefined;
+  if (typeof storage?.stats !== 'function') return undefined;
+  const stats = storage.stats();
+  if (typeof stats?.dropped !== 'number' || typeof stats.buffered !== 'number') return undefined;
+  return { dropped: stats.dropped, buffered: stats.buffered };
+}
 
 /** Whether a client's metrics are on (`enterprise.monitoring.metrics`, default true). */
 function metricsEnabled(client: MetricsClient): boolean {
@@ -42,7 +59,9 @@ type FeedStatusEntry = ReturnType<MetricsClient['feedStatus']>[number];
 /**
  * Prometheus metrics of one client, or of several: feed results by final status, requests sent, retries, cache
  * hits, deduplicated lookups, queued and in-flight requests, breaker states, refused keys, monitoring alerts
- * sent, failed and suppressed, alert deliveries to integrations by outcome, and log lines dropped by each logging transport. Every value is read from the clients when the registry is scraped (nothing is
+ * sent, failed and suppressed, alert deliveries to integrations by outcome, log lines dropped by each logging
+ * transport, and the records a storage integration holds and could not keep. Every value is read from the clients
+ * when the registry is scraped (nothing is
  * counted twice, nothing runs between scrapes). Returns the registry; serve `await registry.metrics()` with
  * `registry.contentType`. The metrics are registered once per registry: to cover several clients, pass a function
  * listing them with their labels.
@@ -185,6 +204,32 @@ export function createClientMetrics(
           this.inc({ ...labels, integration, status: 'delivered' }, counts.delivered);
           this.inc({ ...labels, integration, status: 'failed' }, counts.failed);
         }
+      }
+    },
+  });
+  new Counter({
+    name: 'threatlib_storage_records_dropped_total',
+    help: 'Records (correlations, campaigns) the storage integration could not keep: refused while its write buffer was full, or still unwritten when it stopped',
+    labelNames,
+    registers,
+    collect() {
+      this.reset();
+      for (const { client, labels } of list()) {
+        const stats = storageStats(client);
+        if (stats) this.inc({ ...labels }, stats.dropped);
+      }
+    },
+  });
+  new Gauge({
+    name: 'threatlib_storage_records_buffered',
+    help: 'Records the storage integration holds now, waiting to be written or retried while the server is down',
+    labelNames,
+    registers,
+    collect() {
+      this.reset();
+      for (const { client, labels } of list()) {
+        const stats = storageStats(client);
+        if (stats) this.set({ ...labels }, stats.buffered);
       }
     },
   });
