@@ -37,6 +37,8 @@ export interface AlertDocument {
   seq: string;
   /** `severityRank(severity)`, for `minSeverity`. */
   rank: number;
+  /** Whether a delivery is `pending`, for `pending()`: kept with `deliveries`, in the same write. */
+  pending: boolean;
   alert: string;
   deliveries: string;
 }
@@ -52,7 +54,9 @@ export interface AlertCollectionAccess {
 
 /**
  * Core's `AlertStore` on a document store's `alerts` collection: alerts and their deliveries survive a restart.
- * Lists newest first by alert timestamp, then by insertion order; pages with an opaque cursor.
+ * Lists newest first by alert timestamp, then by insertion order; pages with an opaque cursor. `pending()` lists
+ * those with a delivery still `pending` (a `pending` flag kept beside the deliveries, indexed), which the client
+ * resumes when it starts.
  */
 export class DocumentAlertStore implements AlertStore {
   readonly #access: AlertCollectionAccess;
@@ -69,6 +73,7 @@ export class DocumentAlertStore implements AlertStore {
       time: new Date(alert.timestamp),
       seq: new ObjectId().toHexString(),
       rank: severityRank(alert.severity),
+      pending: hasPending(deliveries),
       alert: JSON.stringify(rest),
       deliveries: JSON.stringify(deliveries),
     };
@@ -93,8 +98,17 @@ export class DocumentAlertStore implements AlertStore {
   }
 
   async list(query: AlertQuery = {}): Promise<AlertPage> {
+    return this.#page(query, {});
+  }
+
+  /** The alerts with a delivery still `pending`, newest first, paged and filtered as `list` does. */
+  async pending(query: AlertQuery = {}): Promise<AlertPage> {
+    return this.#page(query, { pending: true });
+  }
+
+  async #page(query: AlertQuery, only: Record<string, unknown>): Promise<AlertPage> {
     const limit = Math.min(Math.max(Math.trunc(query.limit ?? 50), 1), MAX_PAGE);
-    const filter: Record<string, unknown> = {};
+    const filter: Record<string, unknown> = { ...only };
     if (query.minSeverity !== undefined) filter.rank = { $gte: rankOf(query.minSeverity) };
     if (query.since !== undefined) {
       if (!(query.since instanceof Date) || Number.isNaN(query.since.getTime())) {
@@ -129,10 +143,18 @@ export class DocumentAlertStore implements AlertStore {
     checkSize(json, 'alert deliveries');
     const collection = await this.#access.collection();
     const updated = await this.#access.run('store', () =>
-      collection.findOneAndUpdate({ _id: id }, { $set: { deliveries: json } }, { returnDocument: 'after' }),
+      collection.findOneAndUpdate(
+        { _id: id },
+        { $set: { deliveries: json, pending: hasPending(parsed) } },
+        { returnDocument: 'after' },
+      ),
     );
     return updated === null ? undefined : toAlert(updated);
   }
+}
+
+function hasPending(deliveries: readonly AlertDelivery[]): boolean {
+  return deliveries.some((delivery) => delivery.status === 'pending');
 }
 
 function toAlert(document: AlertDocument): Alert {

@@ -313,6 +313,10 @@ export class DocumentStoreStorage implements ThreatStorage {
       await threats.createIndex({ indicator: 1, scanDate: -1 }, { name: 'threatlib_indicator_scanDate' });
       await this.#collection('indicators').createIndex({ indicator: 1 }, { name: 'threatlib_indicator', unique: true });
       await this.#collection('alerts').createIndex({ time: -1, seq: -1 }, { name: 'threatlib_time_seq' });
+      await this.#collection('alerts').createIndex(
+        { pending: 1, time: -1, seq: -1 },
+        { name: 'threatlib_pending_time_seq' },
+      );
       this.#expiry = expiry;
     });
     const expiry = this.#expiry as ExpiryDetection;
