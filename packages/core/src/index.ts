@@ -201,6 +201,7 @@ export type { FeedStatusReport } from './scout/feed-pipeline.js';
 export type { LocalSource, Prefilter, ScoutOptions, ScoutResult, WarninglistHit } from './scout/scout-engine.js';
 export { type ScoutManyItem, type ScoutManyOptions, type ScoutProgress, streamScouts } from './scout/scout-many.js';
 export { checkEndpoint } from './security/endpoint-policy.js';
+export * from './stix/index.js';
 export { ENVELOPE_FORMAT, ENVELOPE_VERSION, type EnvelopeKdf, type VaultEnvelope } from './vault/envelope.js';
 export { ARGON2ID_DEFAULTS, type Argon2idParams, type KdfParams, type Pbkdf2Params } from './vault/kdf.js';
 export {
