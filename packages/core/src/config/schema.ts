@@ -497,13 +497,13 @@ const localListSchema = z.strictObject({
     error: 'expected letters, digits, ".", "_" or "-" (at most 64), starting with a letter or digit',
   }),
   file: z.string({ error: 'required: the path of the list file' }).min(1),
-  format: z.enum(['plain', 'csv', 'misp-warninglist']).default('plain'),
+  format: z.enum(['plain', 'csv', 'misp-warninglist', 'stix']).default('plain'),
   /** What a match means. */
   verdict: z.enum(['malicious', 'suspicious', 'clean']).default('malicious'),
   /** CSV column holding the indicator: a header name or a 0-based index (default the first). */
   column: z.union([z.string().min(1), z.int().nonnegative()]).optional(),
   /**
-   * Plain and CSV lists: `host` (default) lets a listed address or domain match URLs on it, names under it and
+   * Plain, CSV and STIX lists: `host` (default) lets a listed address or domain match URLs on it, names under it and
    * e-mail addresses at it; `exact` matches each entry only as itself.
    */
   match: z.enum(['host', 'exact']).optional(),

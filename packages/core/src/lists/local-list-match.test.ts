@@ -119,6 +119,6 @@ describe('the match option', () => {
         format: 'misp-warninglist',
         match: 'exact',
       }),
-    ).toThrow(/"match" applies to plain and csv lists/);
+    ).toThrow(/"match" applies to plain, csv and stix lists/);
   });
 });

@@ -1,8 +1,11 @@
+import { InvalidIndicatorError } from '../errors/invalid-indicator-error.js';
 import type { FeedLookupResult } from '../feeds/feed.js';
 import { answer } from '../feeds/feed-response.js';
 import type { FeedVerdict } from '../feeds/feed-result.js';
 import { INDICATOR_TYPES, type Indicator, type IndicatorType } from '../indicators/indicator.js';
+import { parseIndicator } from '../indicators/parse-indicator.js';
 import { refang } from '../indicators/refang.js';
+import { readStixBundleEntries, type StixEntryValue } from '../stix/read-stix-bundle.js';
 import { readCsv } from './csv-reader.js';
 import { IndicatorMatcher, type MatcherRule, type MatcherStats } from './indicator-matcher.js';
 import { parseIpRange } from './ip-range.js';
@@ -13,7 +16,7 @@ import { describeListFile, readListFile } from './read-list-file.js';
 import { MAX_REPORTED_SKIPS, type SkippedEntry } from './warninglist.js';
 
 /** The file formats {@link loadLocalList} reads. */
-export const LOCAL_LIST_FORMATS = ['plain', 'csv', 'misp-warninglist'] as const;
+export const LOCAL_LIST_FORMATS = ['plain', 'csv', 'misp-warninglist', 'stix'] as const;
 
 /** One of {@link LOCAL_LIST_FORMATS}. */
 export type LocalListFormat = (typeof LOCAL_LIST_FORMATS)[number];
@@ -35,13 +38,15 @@ export interface LocalListOptions {
   file: string | URL;
   /**
    * `plain` (default): one indicator per line, `#` comments; `csv`: indicators in one column; `misp-warninglist`:
-   * a MISP warninglist JSON file, matched as MISP would.
+   * a MISP warninglist JSON file, matched as MISP would; `stix`: a STIX 2.1 bundle (JSON), its indicators' patterns
+   * read as `fromStixBundle` reads them (address ranges too), what cannot be read reported in `skipped`.
    */
   format?: LocalListFormat;
   /** The verdict for a listed indicator. Default `malicious`. */
   verdict?: LocalListVerdict;
   /**
-   * How the entries of a `plain` or `csv` list match (a `misp-warninglist` file says so itself, by its `type`):
+   * How the entries of a `plain`, `csv` or `stix` list match (a `misp-warninglist` file says so itself, by its
+   * `type`):
    * - `host` (default): a listed IP address also matches URLs on that address (IPv4-mapped IPv6 included), a
    *   range the URLs on addresses in it; a listed domain matches every name under it, URLs on those names and
    *   e-mail addresses at them, as MISP's `hostname` lists do; a listed URL matches whatever its fragment.
@@ -60,7 +65,7 @@ export interface LocalListOptions {
 export interface LocalListMatch {
   /** The entry, normalised: the indicator itself, or the range or domain that covers it. */
   readonly entry: string;
-  /** The entry's 1-based line in the file (absent for `misp-warninglist` files, whose entries have no lines). */
+  /** The entry's 1-based line in the file (absent for `misp-warninglist` and `stix` files, which have no lines). */
   readonly line?: number;
 }
 
@@ -253,6 +258,20 @@ export function parseLocalList(text: string, options: Omit<LocalListOptions, 'fi
     });
   }
 
+  if (format === 'stix') {
+    const { rules, skips: stixSkips } = readStixList(body, source, match);
+    return new LocalList({
+      name,
+      verdict,
+      format,
+      matching: match,
+      source,
+      rules,
+      skipped: stixSkips.count,
+      firstSkipped: stixSkips.first,
+    });
+  }
+
   const rules: MatcherRule<number | undefined>[] = [];
   const add = (line: number, text: string): void => {
     const result = localEntryRule(text, line, match);
@@ -271,6 +290,58 @@ export function parseLocalList(text: string, options: Omit<LocalListOptions, 'fi
     skipped: skips.count,
     firstSkipped: skips.first,
   });
+}
+
+/**
+ * The rules of a STIX bundle: one per value its indicators' patterns name. Skipped entries are numbered by their
+ * 1-based position in the bundle's `objects` and named by their STIX id.
+ */
+function readStixList(
+  text: string,
+  source: string,
+  match: LocalListMatchMode,
+): { rules: MatcherRule<number | undefined>[]; skips: SkipReport } {
+  const read = readStixBundleEntries(text, Date.now());
+  if (!read.ok) {
+    const problems = read.issues.map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message));
+    throw new ListLoadError(source, `not a STIX bundle: ${problems.join('; ')}`);
+  }
+  const skips = new SkipReport();
+  const rules: MatcherRule<number | undefined>[] = [];
+  for (const skip of read.value.skipped) skips.add(skip.index + 1, skip.id, skip.reason);
+  for (const entry of read.value.entries) {
+    for (const found of entry.values) {
+      const result = stixEntryRule(found, match);
+      if (result.ok) rules.push(result.rule);
+      else skips.add(entry.index + 1, entry.id, result.reason);
+    }
+  }
+  return { rules, skips };
+}
+
+/** A value of a STIX pattern as a rule: of the pattern's own type, an address range for an address type. */
+function stixEntryRule(found: StixEntryValue, match: LocalListMatchMode): EntryResult<undefined> {
+  const quoted = JSON.stringify(found.value.length > 100 ? `${found.value.slice(0, 100)}…` : found.value);
+  if ((found.type === 'ipv4' || found.type === 'ipv6') && found.value.includes('/')) {
+    const range = parseIpRange(found.value);
+    if (!range.ok) return { ok: false, reason: `${found.where} ${quoted}: ${range.reason}` };
+    const family = found.type === 'ipv4' ? 4 : 6;
+    // An IPv4-mapped IPv6 range is kept as the IPv4 range it covers.
+    if (range.range.family !== family && !(family === 6 && range.range.family === 4)) {
+      return { ok: false, reason: `${found.where} ${quoted} is not an IPv${family} range` };
+    }
+    return cidrRule(found.value, match === 'host' ? IP_HOST_TYPES : IP_TYPES, undefined);
+  }
+  let value: string;
+  try {
+    value = parseIndicator(found.value, found.type).value;
+  } catch (error) {
+    if (InvalidIndicatorError.isInstance(error))
+      return { ok: false, reason: `${found.where} ${quoted}: ${error.reason}` };
+    throw error;
+  }
+  const rule = match === 'host' ? hostRule(value, found.type, undefined) : undefined;
+  return { ok: true, rule: rule ?? { kind: 'exact', value, types: [found.type], entry: value, tag: undefined } };
 }
 
 function readPlain(text: string, add: (line: number, text: string) => void): void {
@@ -361,7 +432,7 @@ function localEntryRule(text: string, line: number, match: LocalListMatchMode): 
  * that URLs on it match too, a domain as a name with everything under it, a URL without its fragment. Undefined for
  * other types, which match exactly.
  */
-function hostRule(value: string, type: IndicatorType | undefined, line: number): MatcherRule<number> | undefined {
+function hostRule<T>(value: string, type: IndicatorType | undefined, line: T): MatcherRule<T> | undefined {
   switch (type) {
     case 'ipv4':
     case 'ipv6': {
@@ -416,7 +487,10 @@ function checkOptions(options: Omit<LocalListOptions, 'file'>, source: string): 
     );
   }
   if (match !== undefined && format === 'misp-warninglist') {
-    throw new ListLoadError(source, '"match" applies to plain and csv lists; a MISP warninglist says how it matches');
+    throw new ListLoadError(
+      source,
+      '"match" applies to plain, csv and stix lists; a MISP warninglist says how it matches',
+    );
   }
   if (column !== undefined && format !== 'csv') {
     throw new ListLoadError(source, `"column" applies to the csv format only, not ${format}`);
