@@ -29,6 +29,8 @@ export { FileCache } from './cache/file-cache.js';
 export { KvServerCache } from './cache/kvserver-cache.js';
 export { DEFAULT_MEMORY_CACHE_SIZE, MemoryCache } from './cache/memory-cache.js';
 export { parseSize } from './cache/size.js';
+export type { CampaignDetectedEvent, CampaignLinkKind, CampaignObservation } from './campaigns/campaign.js';
+export { CampaignTracker, type CampaignTrackerOptions } from './campaigns/campaign-tracker.js';
 export { EMBEDDED_DEFAULTS, EXIT as CONFIG_EXIT_CODES, runConfigCommand } from './cli/config-command.js';
 export type { AlertDeliveryCounts, ClientAlerts } from './client/alerting.js';
 export {
@@ -202,6 +204,7 @@ export type { LocalSource, Prefilter, ScoutOptions, ScoutResult, WarninglistHit 
 export { type ScoutManyItem, type ScoutManyOptions, type ScoutProgress, streamScouts } from './scout/scout-many.js';
 export { checkEndpoint } from './security/endpoint-policy.js';
 export * from './stix/index.js';
+export { writeFileAtomic } from './vault/atomic-write.js';
 export { ENVELOPE_FORMAT, ENVELOPE_VERSION, type EnvelopeKdf, type VaultEnvelope } from './vault/envelope.js';
 export { ARGON2ID_DEFAULTS, type Argon2idParams, type KdfParams, type Pbkdf2Params } from './vault/kdf.js';
 export {

@@ -2,6 +2,7 @@ import type { AlertStore } from '../alerts/alert-store.js';
 import { MemoryAlertStore } from '../alerts/memory-alert-store.js';
 import type { CacheStore } from '../cache/cache-store.js';
 import { createCache } from '../cache/create-cache.js';
+import { CampaignTracker } from '../campaigns/campaign-tracker.js';
 import { configFromEnvironment, type Environment, processEnvironment } from '../config/environment.js';
 import { type LoadConfigOptions, loadConfig } from '../config/load-config.js';
 import { mergeConfig } from '../config/merge-config.js';
@@ -158,6 +159,7 @@ export class ThreatClient {
   readonly #vault: Vault | undefined;
   readonly #alerter: MonitoringAlerter | undefined;
   readonly #oauth2: OAuth2TokenSource | undefined;
+  readonly #campaigns: CampaignTracker | undefined;
   #prepared: Promise<{ prefilter: Prefilter; lists: LocalSource[] }> | undefined;
   #http: HttpClient | undefined;
   #state: ClientState = 'idle';
@@ -205,6 +207,12 @@ export class ThreatClient {
       load: options.loadIntegrationPackage ?? importIntegrationPackage,
     });
     this.#clock = clockOf(options);
+    this.#campaigns = this.config.campaigns.enabled
+      ? new CampaignTracker({
+          minIndicators: this.config.campaigns.minIndicators,
+          windowMs: this.config.campaigns.windowMs,
+        })
+      : undefined;
     this.#alerting = new ClientAlerting({
       store: alertStore,
       config: this.config,
@@ -462,7 +470,7 @@ export class ThreatClient {
    */
   async scout(indicator: string, options: ScoutOptions = {}): Promise<ScoutResult> {
     const { scout, correlation } = await this.#engine.run(indicator, options);
-    this.#announce(correlation);
+    this.#announce(correlation, scout.results);
     return scout;
   }
 
@@ -475,7 +483,7 @@ export class ThreatClient {
    */
   async correlate(indicator: string, options: ScoutOptions = {}): Promise<CorrelationResult> {
     const { scout, correlation } = await this.#engine.run(indicator, options);
-    this.#announce(correlation);
+    this.#announce(correlation, scout.results);
     return { ...correlation, results: scout.results, startedAt: scout.startedAt, durationMs: scout.durationMs };
   }
 
@@ -801,7 +809,7 @@ export class ThreatClient {
     return this.#prepared;
   }
 
-  #announce(correlation: Correlation): void {
+  #announce(correlation: Correlation, results: ScoutResult['results']): void {
     this.events.emit('correlated', correlation);
     if (!correlation.isThreat) return;
     this.events.emit('threatFound', {
@@ -817,6 +825,22 @@ export class ThreatClient {
     });
     // In the background: the scan does not wait for the alert to be stored or delivered.
     this.#alerting.conclude(correlation);
+    this.#trackCampaigns(correlation, results);
+  }
+
+  /** Emits `campaignDetected` for each campaign the threat formed or grew (see `CampaignTracker`). */
+  #trackCampaigns(correlation: Correlation, results: ScoutResult['results']): void {
+    if (!this.#campaigns) return;
+    const flagging = results.filter((result) => result.verdict === 'malicious' || result.verdict === 'suspicious');
+    const campaigns = this.#campaigns.observe({
+      indicator: correlation.indicator,
+      at: this.#clock.now(),
+      sources: flagging.map((result) => result.feed),
+      malwareFamilies: flagging.flatMap((result) => result.malwareFamilies),
+      tags: flagging.flatMap((result) => result.tags),
+      references: flagging.flatMap((result) => result.references),
+    });
+    for (const campaign of campaigns) this.events.emit('campaignDetected', campaign);
   }
 
   async #closeResources(): Promise<void> {

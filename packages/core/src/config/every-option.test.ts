@@ -564,6 +564,20 @@ async function alertsRaised(config: ThreatConfig, times: number): Promise<number
   return (await client.alerts.list()).items.length;
 }
 
+/** The `campaignDetected` reports of three threats sharing a malware family, `apartMs` apart. */
+async function campaignsReported(config: ThreatConfig, apartMs: number): Promise<string[]> {
+  const clock = new ManualClock(START);
+  const { client, probes } = h.client(configWith(config, { strategy: 'aggressive' }), { clock });
+  for (const probe of probes) probe.answer = () => answer('malicious', 0.8, { malwareFamilies: ['Emotet'] });
+  const reports: string[] = [];
+  client.on('campaignDetected', (campaign) => reports.push(`${campaign.status}:${campaign.indicatorCount}`));
+  for (const ip of [IP, IP2, IP3]) {
+    await client.correlate(ip);
+    await clock.advance(apartMs);
+  }
+  return reports;
+}
+
 function listFile(name: string, text: string): string {
   const file = h.path(name);
   writeFileSync(file, text);
@@ -996,6 +1010,14 @@ const CHECKS: Record<string, Check> = {
           },
         ],
         ['audit', { security: { enableAuditLog: true } }, async (client: ThreatClient) => client.updateConcurrency(4)],
+        [
+          'campaignDetected',
+          { strategy: 'aggressive' },
+          async (client: ThreatClient, probe: ProbeFeed) => {
+            probe.answer = () => answer('malicious', 0.8, { malwareFamilies: ['Emotet'] });
+            for (const ip of [IP, IP2, IP3]) await client.correlate(ip);
+          },
+        ],
       ] as const
     ).map(([event, without, act]) => [
       `events.${event}`,
@@ -1288,6 +1310,10 @@ const CHECKS: Record<string, Check> = {
   'alerting.enabled': effect({ alerting: { enabled: false } }, (c) => alertsRaised(c, 1)),
   'alerting.minSeverity': effect({ alerting: { minSeverity: 'critical' } }, (c) => alertsRaised(c, 1)),
   'alerting.dedupeWindowMs': effect({ alerting: { dedupeWindowMs: 0 } }, (c) => alertsRaised(c, 2)),
+
+  'campaigns.enabled': effect({ campaigns: { enabled: false } }, (c) => campaignsReported(c, 0)),
+  'campaigns.minIndicators': effect({ campaigns: { minIndicators: 2 } }, (c) => campaignsReported(c, 0)),
+  'campaigns.windowMs': effect({ campaigns: { windowMs: 60_000 } }, (c) => campaignsReported(c, 120_000)),
 
   'correlation.weights': effect(
     { correlation: { weights: { feed_probe: 0.9 } } },

@@ -210,6 +210,7 @@ const eventsSchema = z.strictObject({
   rateLimited: handler('rateLimited').optional(),
   cacheEvicted: handler('cacheEvicted').optional(),
   audit: handler('audit').optional(),
+  campaignDetected: handler('campaignDetected').optional(),
 });
 
 /**
@@ -542,6 +543,23 @@ const alertingSchema = z.strictObject({
   dedupeWindowMs: milliseconds.max(2_592_000_000, { error: 'at most 30 days (2592000000 ms)' }).default(3_600_000),
 });
 
+/**
+ * `campaigns`: the campaign tracker. A campaign is at least `minIndicators` distinct threats concluded within
+ * `windowMs` that share a malware family, a tag or a referenced pulse or report; the client emits `campaignDetected`
+ * when one forms and each time it grows (the webhooks send it as `campaign-detected`).
+ */
+const campaignsSchema = z.strictObject({
+  /** Track campaigns (default true). */
+  enabled: z.boolean().default(true),
+  /** Distinct threat indicators that make a campaign (default 3). */
+  minIndicators: z.int().min(2).max(10_000).default(3),
+  /** How long a threat counts towards a campaign, in ms (default 86400000, 24 hours; at most 30 days). */
+  windowMs: milliseconds
+    .min(1, { error: 'expected a positive number of ms' })
+    .max(2_592_000_000, { error: 'at most 30 days (2592000000 ms)' })
+    .default(86_400_000),
+});
+
 /** An integration's own options: its package validates them; core only requires an object. */
 const integrationOptions = z.record(z.string(), z.unknown(), { error: 'expected an object of integration options' });
 
@@ -622,6 +640,7 @@ export const ThreatConfigSchema = z
       }),
     correlation: correlationSchema.prefault({}),
     alerting: alertingSchema.prefault({}),
+    campaigns: campaignsSchema.prefault({}),
   })
   .superRefine((config, ctx) => {
     if (config.sources.length === 0 && config.lists.length === 0) {

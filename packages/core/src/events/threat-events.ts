@@ -1,3 +1,4 @@
+import type { CampaignDetectedEvent } from '../campaigns/campaign.js';
 import type { Correlation } from '../correlation/correlate.js';
 import type { AuditEvent } from './audit-event.js';
 
@@ -50,6 +51,11 @@ export interface ThreatEvents {
    * option changed at run time. Emitted (and logged) only with `security.enableAuditLog`; never holds a secret.
    */
   audit: [event: AuditEvent];
+  /**
+   * Threats concluded within `campaigns.windowMs` formed a campaign (at least `campaigns.minIndicators` distinct
+   * indicators sharing a malware family, a tag or a referenced pulse or report), or one grew.
+   */
+  campaignDetected: [campaign: CampaignDetectedEvent];
 }
 
 /** Name of an event the client emits. */
