@@ -10,6 +10,7 @@ export {
 export type { IncomingHandler, IncomingStats } from './incoming/incoming-webhooks.js';
 export { THREAT_UPDATE_EVENT, type ThreatUpdateOptions } from './integration/threat-update.js';
 export {
+  CAMPAIGN_DETECTED_EVENT,
   createWebhooksIntegration,
   registerWebhooks,
   WebhooksIntegration,
@@ -19,7 +20,23 @@ export type { ResolvedWebhookManagerOptions, WebhookManagerOptions } from './man
 export { WebhookManager, type WebhookManagerRuntime } from './manager/webhook-manager.js';
 export { type WebhooksPluginOptions, webhooksPlugin } from './manager/webhooks-plugin.js';
 export type {
+  DeliveryRecord,
   DeliveryResult,
-  OutgoingOptions,
-  OutgoingWebhookDefinition,
+  DeliveryStatus,
+  EndpointDeliveryStats,
+  OutgoingDeliveryStats,
+} from './outgoing/delivery-record.js';
+export { FileOutbox } from './outgoing/outbox/file-outbox.js';
+export type { OutboxEntry, WebhookOutbox } from './outgoing/outbox/outbox.js';
+export type { OutgoingWebhookDefinition } from './outgoing/outgoing-endpoint.js';
+export {
+  DEFAULT_MAX_DELAY_MS,
+  DEFAULT_OUTBOX_DIRECTORY,
+  DEFAULT_RETRY_SCHEDULE,
+  type OutgoingOptions,
+} from './outgoing/outgoing-options.js';
+export {
+  DEFAULT_HIGH_CONFIDENCE,
+  HIGH_CONFIDENCE_THREAT_EVENT,
+  type TriggerOptions,
 } from './outgoing/outgoing-webhooks.js';

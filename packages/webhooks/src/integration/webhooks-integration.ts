@@ -1,5 +1,6 @@
 import {
   type Alert,
+  type CampaignDetectedEvent,
   ConfigurationError,
   type Integration,
   type IntegrationContext,
@@ -9,10 +10,12 @@ import {
   type ThreatClient,
 } from '@threatlib/core';
 import { z } from 'zod';
+import { WebhookError } from '../errors/webhook-error.js';
 import { IncomingOptionsSchema } from '../incoming/incoming-options.js';
 import { WebhookManager } from '../manager/webhook-manager.js';
+import { derivedMessageId } from '../outgoing/message-id.js';
 import type { DeliveryResult, OutgoingWebhookDefinition } from '../outgoing/outgoing-webhooks.js';
-import { OutgoingOptionsSchema } from '../outgoing/outgoing-webhooks.js';
+import { DEFAULT_HIGH_CONFIDENCE, OutgoingOptionsSchema } from '../outgoing/outgoing-webhooks.js';
 import { registerThreatUpdate, ThreatUpdateOptionsSchema } from './threat-update.js';
 
 declare module '@threatlib/core' {
@@ -40,7 +43,26 @@ export const WebhooksIntegrationOptionsSchema = z.strictObject({
     .optional(),
   outgoing: z.array(z.unknown()).default([]),
   delivery: OutgoingOptionsSchema.prefault({}),
+  automaticEvents: z
+    .strictObject({
+      /**
+       * `high-confidence-threat` `{indicator, confidence, sources}` for each indicator of an alert the client raises
+       * whose confidence reaches `minConfidence` (default 80).
+       */
+      highConfidenceThreat: z
+        .strictObject({
+          enabled: z.boolean().default(true),
+          minConfidence: z.number().min(0).max(100).default(DEFAULT_HIGH_CONFIDENCE),
+        })
+        .prefault({}),
+      /** `campaign-detected` for each campaign the client's tracker reports (see core's `campaigns` options). */
+      campaignDetected: z.strictObject({ enabled: z.boolean().default(true) }).prefault({}),
+    })
+    .prefault({}),
 });
+
+/** The event name of the documented outgoing campaign report (INTERFACE.md 6.2). */
+export const CAMPAIGN_DETECTED_EVENT = 'campaign-detected';
 
 /** The server options `incoming` may also take flat (`{port, path, authentication}`), as `server` holds them. */
 const SERVER_KEYS = ['port', 'host', 'path', 'requestTimeoutMs'] as const;
@@ -76,6 +98,18 @@ export class WebhooksIntegration implements Integration {
   readonly specificationVersion = 'v1' as const;
   /** The manager behind the integration. */
   readonly manager: WebhookManager;
+  readonly #context: IntegrationContext;
+  readonly #automatic: z.output<typeof WebhooksIntegrationOptionsSchema>['automaticEvents'];
+  readonly #onCampaign = (campaign: CampaignDetectedEvent) => {
+    // The same report (a campaign at the same size) always carries the same webhook-id.
+    const messageId = derivedMessageId(CAMPAIGN_DETECTED_EVENT, campaign.campaign, String(campaign.indicatorCount));
+    this.manager.trigger(CAMPAIGN_DETECTED_EVENT, campaign, { messageId }).catch((error: unknown) => {
+      this.#context.logger.error(
+        { err: error, campaign: campaign.campaign },
+        `campaign ${campaign.campaign} could not be sent to the outgoing webhooks: ${(error as Error)?.message ?? error}`,
+      );
+    });
+  };
 
   /**
    * @throws {ConfigurationError} `Configuration invalid: integrations.webhooks...` when the options are missing or
@@ -83,6 +117,8 @@ export class WebhooksIntegration implements Integration {
    */
   constructor(options: WebhooksIntegrationOptions, context: IntegrationContext) {
     const parsed = parseIntegrationOptions(options, context.optionsPath);
+    this.#context = context;
+    this.#automatic = parsed.automaticEvents;
     const runtime = {
       logger: context.logger,
       optionsPath: `${context.optionsPath}.incoming`,
@@ -99,9 +135,11 @@ export class WebhooksIntegration implements Integration {
 
   async start(): Promise<void> {
     await this.manager.start();
+    if (this.#automatic.campaignDetected.enabled) this.#context.events.on('campaignDetected', this.#onCampaign);
   }
 
   async stop(): Promise<void> {
+    this.#context.events.off('campaignDetected', this.#onCampaign);
     await this.manager.stop();
   }
 
@@ -110,9 +148,25 @@ export class WebhooksIntegration implements Integration {
     return { healthy: true, ...(address === undefined ? {} : { detail: `receiving on ${address}`, address }) };
   }
 
-  /** Sends the alert to the outgoing webhooks. */
-  sendAlert(alert: Alert): Promise<DeliveryResult[]> {
-    return this.manager.sendAlert(alert);
+  /**
+   * Sends each indicator of the alert whose confidence reaches `automaticEvents.highConfidenceThreat.minConfidence`
+   * as `high-confidence-threat`. Resolves once each delivery was attempted once (a delivery still pending waits in
+   * the outbox); rejects when one could not be made at all (the address refused, 410 Gone, the outbox failing),
+   * so that the alert records the failure and the client's redelivery retries only what did not arrive.
+   */
+  async sendAlert(alert: Alert): Promise<DeliveryResult[]> {
+    const { enabled, minConfidence } = this.#automatic.highConfidenceThreat;
+    if (!enabled) return [];
+    const results = await this.manager.sendAlert(alert, { minConfidence });
+    const failed = results.filter((result) => result.status === 'failed');
+    if (failed.length > 0) {
+      throw new WebhookError(
+        'deliver',
+        `high-confidence-threat not delivered to ${failed.map((result) => `"${result.endpoint}" (${result.error})`).join(', ')}`,
+        { isRetryable: failed.some((result) => result.error?.startsWith('the outbox') === true) },
+      );
+    }
+    return results;
   }
 
   /** Webhooks know nothing about an indicator. */

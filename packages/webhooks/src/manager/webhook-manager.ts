@@ -2,10 +2,13 @@ import { type Alert, type Clock, type Logger, silentLogger, systemClock } from '
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { type IncomingHandler, type IncomingStats, IncomingWebhooks } from '../incoming/incoming-webhooks.js';
 import { WebhookServer } from '../incoming/webhook-server.js';
+import type { HostResolver } from '../network/guarded-agent.js';
+import type { DeliveryRecord, DeliveryStatus, OutgoingDeliveryStats } from '../outgoing/delivery-record.js';
 import {
   type DeliveryResult,
   type OutgoingWebhookDefinition,
   OutgoingWebhooks,
+  type TriggerOptions,
 } from '../outgoing/outgoing-webhooks.js';
 import {
   parseManagerOptions,
@@ -23,6 +26,10 @@ export interface WebhookManagerRuntime {
   optionsPath?: string;
   /** HTTPS required for outgoing endpoints (the client's `security.enforceHttps` when run as an integration). */
   enforceHttps?: boolean;
+  /** Resolves receivers' host names for outgoing deliveries (default: the system resolver); every address is checked. */
+  resolveHost?: HostResolver;
+  /** A number in [0, 1) for the jitter of outgoing retries (default `Math.random`). */
+  random?: () => number;
 }
 
 /**
@@ -62,7 +69,10 @@ export class WebhookManager {
       logger,
       clock,
       optionsPath: `${optionsPath}.delivery`,
+      definitionsPath: `${optionsPath.replace(/\.incoming$/, '')}.outgoing`,
       ...(runtime.enforceHttps === undefined ? {} : { enforceHttps: runtime.enforceHttps }),
+      ...(runtime.resolveHost ? { resolveHost: runtime.resolveHost } : {}),
+      ...(runtime.random ? { random: runtime.random } : {}),
     });
     this.#server =
       this.options.server.port === undefined ? undefined : new WebhookServer(this.options.server, this.#incoming);
@@ -119,19 +129,56 @@ export class WebhookManager {
     return (app: FastifyInstance) => this.#incoming.routes(app);
   }
 
-  /** Registers an outgoing webhook: every event it lists is POSTed to its `url`. Returns the manager. */
+  /**
+   * Registers an outgoing webhook: every event it lists is POSTed to its `url`, signed with Standard Webhooks when it
+   * has a `secret`, with its `headers` as given. Returns the manager.
+   *
+   * @example
+   * ```ts
+   * webhooks.addOutgoing({
+   *   name: 'soc',
+   *   url: 'https://soc.example.com/hooks/threatlib',
+   *   events: ['high-confidence-threat', 'campaign-detected'],
+   *   headers: { Authorization: `Bearer ${process.env.SOC_TOKEN}` },
+   *   secret: process.env.SOC_WEBHOOK_SECRET,
+   * });
+   * ```
+   *
+   * @throws {ConfigurationError} naming what is wrong with the definition, or a name already registered.
+   * @throws {InsecureEndpointError} for an http URL while HTTPS is enforced.
+   */
   addOutgoing(definition: OutgoingWebhookDefinition): this {
     this.#outgoing.add(definition);
     return this;
   }
 
-  /** Sends `data` as `eventName` to every outgoing webhook listing that event; one result per endpoint. */
-  trigger(eventName: string, data: unknown): Promise<DeliveryResult[]> {
-    return this.#outgoing.trigger(eventName, data);
+  /**
+   * Sends `data` as `eventName` to every outgoing webhook listing that event: written to the outbox first, then
+   * POSTed; resolves once each endpoint's first attempt has ended, with one result per endpoint (`delivered`,
+   * `pending` with its `nextAttemptAt`, or `failed` with its `error`). Deliveries not yet made are retried on
+   * `delivery.retrySchedule`, across restarts.
+   *
+   * @throws {WebhookError} when the data is not JSON, the outbox is full or cannot be opened, or the manager is stopping.
+   */
+  trigger(eventName: string, data: unknown, options?: TriggerOptions): Promise<DeliveryResult[]> {
+    return this.#outgoing.trigger(eventName, data, options);
   }
 
-  /** Sends an alert the client raised to the outgoing webhooks (used by the integration). */
-  sendAlert(alert: Alert): Promise<DeliveryResult[]> {
-    return this.#outgoing.sendAlert(alert);
+  /**
+   * Sends an alert the client raised to the outgoing webhooks (used by the integration): each indicator whose
+   * confidence reaches `minConfidence` (default 80) as `high-confidence-threat` `{indicator, confidence, sources}`.
+   */
+  sendAlert(alert: Alert, options?: { minConfidence?: number }): Promise<DeliveryResult[]> {
+    return this.#outgoing.sendAlert(alert, options);
+  }
+
+  /** The outgoing deliveries waiting now and the last finished ones, optionally of one endpoint or status. */
+  deliveries(filter?: { endpoint?: string; status?: DeliveryStatus }): DeliveryRecord[] {
+    return this.#outgoing.deliveries(filter);
+  }
+
+  /** Counters of outgoing deliveries: delivered, failed, blocked, retried, attempts, pending; per endpoint too. */
+  get deliveryStats(): OutgoingDeliveryStats {
+    return this.#outgoing.stats();
   }
 }

@@ -1,42 +1,32 @@
-import type { Alert, Clock, Logger } from '@threatlib/core';
-import { z } from 'zod';
+import { resolve as resolvePath } from 'node:path';
+import { type Alert, type Clock, ConfigurationError, type Logger } from '@threatlib/core';
+import type { Agent } from 'undici';
 import { WebhookError } from '../errors/webhook-error.js';
+import { AddressPolicy } from '../network/address-policy.js';
+import { createGuardedAgent, type HostResolver } from '../network/guarded-agent.js';
+import { type AttemptOutcome, attemptDelivery } from './delivery-attempt.js';
+import type {
+  DeliveryRecord,
+  DeliveryResult,
+  DeliveryStatus,
+  EndpointDeliveryStats,
+  OutgoingDeliveryStats,
+} from './delivery-record.js';
+import { derivedMessageId, newMessageId } from './message-id.js';
+import { FileOutbox } from './outbox/file-outbox.js';
+import { type OutboxEntry, outboxKey, type WebhookOutbox } from './outbox/outbox.js';
+import { makeEndpoint, type OutgoingEndpoint, type OutgoingWebhookDefinition } from './outgoing-endpoint.js';
+import { type OutgoingOptions, OutgoingOptionsSchema, type ResolvedOutgoingOptions } from './outgoing-options.js';
+import { retryDelay } from './retry-delay.js';
 
-/*
- * Placeholder of the outgoing side (issue 15, points 4 to 7: SSRF guard, retries, outbox, automatic events), which
- * is built in this folder separately. The manager and the integration already call it through the surface below;
- * the engineer building it replaces this file (and may split it) keeping that surface, or changes the callers too.
- */
+export type { DeliveryResult } from './delivery-record.js';
+export type { OutgoingWebhookDefinition } from './outgoing-endpoint.js';
+export { type OutgoingOptions, OutgoingOptionsSchema } from './outgoing-options.js';
 
-/**
- * Options of the outgoing side (`WebhookManager`'s `delivery`, `integrations.webhooks.delivery`): the retry
- * schedule, the outbox, `allowPrivateNetworks`. None yet.
- */
-export const OutgoingOptionsSchema = z.strictObject({});
-
-/** What users write for {@link OutgoingOptionsSchema}. */
-export type OutgoingOptions = z.input<typeof OutgoingOptionsSchema>;
-
-/** An outgoing webhook definition (INTERFACE.md 2.5): where to POST which events. */
-export interface OutgoingWebhookDefinition {
-  /** Unique name of the endpoint. */
-  name: string;
-  /** Where deliveries are POSTed. */
-  url: string;
-  /** Event names the endpoint receives (`high-confidence-threat`, `campaign-detected`). */
-  events: string[];
-  /** Headers sent as given with every delivery (`Authorization: Bearer ...`). */
-  headers?: Record<string, string>;
-  /** Signs each delivery with Standard Webhooks when set. */
-  secret?: string;
-}
-
-/** The outcome of one endpoint's delivery of a triggered event. */
-export interface DeliveryResult {
-  /** The endpoint's name. */
-  endpoint: string;
-  status: 'delivered' | 'pending' | 'failed';
-}
+/** The event name of the documented outgoing high-confidence threat (INTERFACE.md 6.2). */
+export const HIGH_CONFIDENCE_THREAT_EVENT = 'high-confidence-threat';
+/** An alert's indicator is sent as `high-confidence-threat` from this confidence on (0 to 100). */
+export const DEFAULT_HIGH_CONFIDENCE = 80;
 
 /** What the outgoing side gets from the manager. */
 export interface OutgoingRuntime {
@@ -44,41 +34,561 @@ export interface OutgoingRuntime {
   clock: Clock;
   /** Where the options sit in the caller's configuration, to prefix `ConfigurationError` paths. */
   optionsPath: string;
-  /** The client's `security.enforceHttps` when run as an integration (HTTPS required for endpoints). */
+  /** Where outgoing definitions sit in the caller's configuration (default: beside the options, `outgoing`). */
+  definitionsPath?: string;
+  /** HTTPS required for endpoints (default true; the client's `security.enforceHttps` when run as an integration). */
   enforceHttps?: boolean;
+  /** Resolves receivers' host names (default: the system resolver); every address it gives is checked. */
+  resolveHost?: HostResolver;
+  /** A number in [0, 1) for the retries' jitter (default `Math.random`). */
+  random?: () => number;
 }
 
-/** The outgoing side of a `WebhookManager`: not built yet (see the note at the top of this file). */
+/** Options of one {@link OutgoingWebhooks.trigger}. */
+export interface TriggerOptions {
+  /** The `webhook-id` to send (default a new random one); a message made again from the same facts reuses its id. */
+  messageId?: string;
+}
+
+/** One delivery the manager holds: its outbox entry, its timer, and who waits for its first attempt. */
+interface Delivery {
+  entry: OutboxEntry;
+  timer: unknown;
+  queued: boolean;
+  first: ((result: DeliveryResult) => void) | undefined;
+}
+
+/** Attempts of one endpoint: the deliveries due, and how many are under way. */
+interface Lane {
+  due: Delivery[];
+  running: number;
+}
+
+type State = 'idle' | 'opening' | 'running' | 'stopping';
+
+/**
+ * The outgoing side of a `WebhookManager`: every endpoint subscribed to an event gets a POST of the Standard Webhooks
+ * payload `{type, timestamp, data}`, signed when it has a secret. Each delivery is written to the outbox before its
+ * first attempt and removed once it succeeded or finally failed; failed attempts are retried on `retrySchedule` with
+ * jitter (never sooner than a `Retry-After`); a 410 disables the endpoint; every connection goes through the SSRF
+ * guard. Pending deliveries resume when the outbox is opened again (after a restart, with the same `webhook-id`).
+ */
 export class OutgoingWebhooks {
-  constructor(_options: OutgoingOptions, _runtime: OutgoingRuntime) {}
+  readonly options: ResolvedOutgoingOptions;
+  readonly #runtime: OutgoingRuntime;
+  readonly #addresses: AddressPolicy;
+  readonly #outbox: WebhookOutbox;
+  readonly #endpoints = new Map<string, OutgoingEndpoint>();
+  readonly #lanes = new Map<string, Lane>();
+  /** Deliveries waiting, by outbox key. */
+  readonly #pending = new Map<string, Delivery>();
+  /** Deliveries from the outbox whose endpoint is not registered, by endpoint name. */
+  readonly #orphans = new Map<string, OutboxEntry[]>();
+  readonly #history: DeliveryRecord[] = [];
+  readonly #stats = new Map<string, Omit<EndpointDeliveryStats, 'pending' | 'disabled'>>();
+  /** Outbox writes and attempts under way, awaited by `stop()`. */
+  readonly #background = new Set<Promise<unknown>>();
+  #agent: Agent | undefined;
+  #state: State = 'idle';
+  #opening: Promise<void> | undefined;
+  #stopping = new AbortController();
+
+  /** @throws {ConfigurationError} `Configuration invalid: <optionsPath>.<option>: ...` naming each invalid option. */
+  constructor(options: OutgoingOptions, runtime: OutgoingRuntime) {
+    const parsed = OutgoingOptionsSchema.safeParse(options ?? {});
+    if (!parsed.success) {
+      throw new ConfigurationError(
+        parsed.error.issues.map((issue) => ({
+          path: [runtime.optionsPath, ...issue.path.map(String)].join('.'),
+          message: issue.message,
+        })),
+      );
+    }
+    this.options = parsed.data;
+    this.#runtime = runtime;
+    this.#addresses = new AddressPolicy(this.options.allowPrivateNetworks);
+    const outbox = this.options.outbox;
+    this.#outbox = 'directory' in outbox ? new FileOutbox(resolvePath(outbox.directory)) : outbox;
+  }
 
   /** Number of endpoints registered. */
   get size(): number {
-    return 0;
+    return this.#endpoints.size;
   }
 
-  /** Registers an endpoint. */
-  add(_definition: OutgoingWebhookDefinition): void {
-    throw notBuilt('register');
+  /**
+   * Registers an endpoint. Deliveries to it that waited in the outbox (from before a restart) resume.
+   *
+   * @throws {ConfigurationError} naming each problem of the definition (a secret is never quoted), a name taken, or a
+   *   literal address the network policy refuses.
+   * @throws {InsecureEndpointError} when the URL is not https and HTTPS is enforced.
+   */
+  add(definition: OutgoingWebhookDefinition): void {
+    const name = (definition as { name?: unknown } | null)?.name;
+    const path = `${this.#definitionsPath}[${typeof name === 'string' ? JSON.stringify(name) : '?'}]`;
+    const endpoint = makeEndpoint(definition, path, {
+      enforceHttps: this.#runtime.enforceHttps ?? true,
+      addresses: this.#addresses,
+    });
+    if (this.#endpoints.has(endpoint.name)) {
+      throw new ConfigurationError([
+        { path: `${path}.name`, message: 'an outgoing webhook of this name is registered' },
+      ]);
+    }
+    this.#endpoints.set(endpoint.name, endpoint);
+    const waiting = this.#orphans.get(endpoint.name);
+    if (waiting && this.#state === 'running') {
+      this.#orphans.delete(endpoint.name);
+      for (const entry of waiting) this.#hold(entry);
+    }
   }
 
-  /** Sends `data` to every endpoint listing `eventName`, resolving with one result per endpoint. */
-  async trigger(_eventName: string, _data: unknown): Promise<DeliveryResult[]> {
-    throw notBuilt('deliver');
+  /**
+   * Sends `data` as `eventName` to every endpoint listing that event: the payload is written to the outbox for each,
+   * then POSTed. Resolves once each endpoint's first attempt has ended, with one result per endpoint (none listing
+   * the event: an empty array). Opens the outbox first if `start()` has not.
+   *
+   * @throws {WebhookError} when the event name or data cannot be sent (not JSON), the outbox is full, or the manager
+   *   is stopping.
+   */
+  async trigger(eventName: string, data: unknown, options: TriggerOptions = {}): Promise<DeliveryResult[]> {
+    if (typeof eventName !== 'string' || eventName.length === 0 || eventName.length > 200) {
+      throw new WebhookError('deliver', 'expected an event name of 1 to 200 characters');
+    }
+    const targets = [...this.#endpoints.values()].filter((endpoint) => endpoint.events.has(eventName));
+    if (targets.length === 0) return [];
+    const now = this.#runtime.clock.now();
+    let body: string;
+    try {
+      body = JSON.stringify({ type: eventName, timestamp: new Date(now).toISOString(), data: data ?? null });
+    } catch (error) {
+      throw new WebhookError('deliver', `the data of "${eventName}" is not JSON: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+    await this.#ready();
+    if (this.#pending.size + targets.length > this.options.maxPending) {
+      throw new WebhookError(
+        'deliver',
+        `${this.#pending.size} deliveries are waiting (delivery.maxPending is ${this.options.maxPending}); "${eventName}" was not sent`,
+        { isRetryable: true },
+      );
+    }
+    const messageId = options.messageId ?? newMessageId();
+    return Promise.all(targets.map((endpoint) => this.#send(endpoint, messageId, eventName, body, now)));
   }
 
-  /** What an alert the client raised sends out: nothing while no endpoint can be registered. */
-  async sendAlert(_alert: Alert): Promise<DeliveryResult[]> {
-    return [];
+  /**
+   * What an alert the client raised sends out: each of its indicators whose confidence reaches `minConfidence`
+   * (default 80) as `high-confidence-threat` `{indicator, confidence, sources}`, with a `webhook-id` made from the
+   * alert's id and the indicator (an alert delivered again sends the same ids).
+   */
+  async sendAlert(alert: Alert, options: { minConfidence?: number } = {}): Promise<DeliveryResult[]> {
+    const threshold = options.minConfidence ?? DEFAULT_HIGH_CONFIDENCE;
+    const results: DeliveryResult[] = [];
+    for (const indicator of alert.indicators ?? []) {
+      if (typeof indicator.confidence !== 'number' || indicator.confidence < threshold) continue;
+      const data = {
+        indicator: indicator.value,
+        confidence: indicator.confidence,
+        sources: indicator.sources ?? (indicator.source ? [indicator.source] : []),
+      };
+      const messageId = derivedMessageId(HIGH_CONFIDENCE_THREAT_EVENT, alert.id, indicator.type, indicator.value);
+      results.push(...(await this.#triggerOnce(HIGH_CONFIDENCE_THREAT_EVENT, data, messageId)));
+    }
+    return results;
   }
 
-  /** Resumes pending deliveries. */
-  async start(): Promise<void> {}
+  /**
+   * Opens the outbox and resumes the deliveries waiting in it. A manager with no endpoint and no outbox directory yet
+   * (one that only receives) creates nothing: its outbox opens on the first trigger.
+   */
+  async start(): Promise<void> {
+    if (this.#endpoints.size === 0 && this.#outbox instanceof FileOutbox && !(await this.#outbox.exists())) return;
+    await this.#ready();
+  }
 
-  /** Ends deliveries under way and releases sockets and timers. */
-  async stop(): Promise<void> {}
-}
+  /**
+   * Stops sending: attempts under way get a moment (up to `timeoutMs`, at most 5 s) to finish, then are cut short;
+   * waiting deliveries stay in the outbox for the next start. Releases every socket, timer and file.
+   */
+  async stop(): Promise<void> {
+    if (this.#state === 'idle' || this.#state === 'stopping') return;
+    await this.#opening?.catch(() => undefined);
+    this.#state = 'stopping';
+    for (const delivery of this.#pending.values()) {
+      if (delivery.timer !== undefined) this.#runtime.clock.clearTimeout(delivery.timer);
+      delivery.timer = undefined;
+    }
+    for (const lane of this.#lanes.values()) {
+      for (const delivery of lane.due.splice(0)) this.#settleFirst(delivery, 'pending');
+    }
+    const grace = Math.min(this.options.timeoutMs, 5_000);
+    const graceTimer = setTimeout(() => this.#stopping.abort(), grace);
+    try {
+      while (this.#background.size > 0) await Promise.allSettled([...this.#background]);
+    } finally {
+      clearTimeout(graceTimer);
+    }
+    for (const delivery of this.#pending.values()) this.#settleFirst(delivery, 'pending');
+    this.#pending.clear();
+    this.#orphans.clear();
+    this.#lanes.clear();
+    const agent = this.#agent;
+    this.#agent = undefined;
+    await Promise.allSettled([agent?.close(), this.#outbox.close()]);
+    this.#stopping = new AbortController();
+    this.#opening = undefined;
+    this.#state = 'idle';
+  }
 
-function notBuilt(operation: 'register' | 'deliver'): WebhookError {
-  return new WebhookError(operation, 'outgoing webhooks are not built yet');
+  /**
+   * The deliveries waiting now, then the last finished ones (up to `history`), oldest first; `filter` narrows them
+   * by endpoint or status.
+   */
+  deliveries(filter: { endpoint?: string; status?: DeliveryStatus } = {}): DeliveryRecord[] {
+    const waiting = [...this.#pending.values()].map((delivery) => this.#record(delivery.entry, 'pending'));
+    return [...this.#history, ...waiting].filter(
+      (record) =>
+        (filter.endpoint === undefined || record.endpoint === filter.endpoint) &&
+        (filter.status === undefined || record.status === filter.status),
+    );
+  }
+
+  /** Counters of deliveries since the manager was made, in total and per endpoint. */
+  stats(): OutgoingDeliveryStats {
+    const endpoints: Record<string, EndpointDeliveryStats> = {};
+    const names = new Set([...this.#endpoints.keys(), ...this.#stats.keys()]);
+    for (const name of names) {
+      endpoints[name] = {
+        ...this.#counters(name),
+        pending: [...this.#pending.values()].filter((delivery) => delivery.entry.endpoint === name).length,
+        disabled: this.#endpoints.get(name)?.disabled ?? false,
+      };
+    }
+    const sum = (field: 'delivered' | 'failed' | 'blocked' | 'retried' | 'attempts') =>
+      Object.values(endpoints).reduce((total, counters) => total + counters[field], 0);
+    return {
+      delivered: sum('delivered'),
+      failed: sum('failed'),
+      blocked: sum('blocked'),
+      retried: sum('retried'),
+      attempts: sum('attempts'),
+      pending: this.#pending.size,
+      waitingForEndpoint: [...this.#orphans.values()].reduce((total, entries) => total + entries.length, 0),
+      endpoints,
+    };
+  }
+
+  get #definitionsPath(): string {
+    return this.#runtime.definitionsPath ?? this.#runtime.optionsPath.replace(/\.delivery$/, '.outgoing');
+  }
+
+  /** Opens the outbox once (on `start()` or the first trigger) and holds every delivery waiting in it. */
+  #ready(): Promise<void> {
+    if (this.#state === 'stopping') {
+      return Promise.reject(new WebhookError('deliver', 'the webhook manager is stopping; nothing more is sent'));
+    }
+    if (!this.#opening) {
+      this.#state = 'opening';
+      this.#opening = this.#outbox.open().then(
+        (entries) => {
+          this.#state = 'running';
+          for (const entry of entries) {
+            if (this.#endpoints.has(entry.endpoint)) this.#hold(entry);
+            else this.#orphans.set(entry.endpoint, [...(this.#orphans.get(entry.endpoint) ?? []), entry]);
+          }
+          for (const [endpoint, waiting] of this.#orphans) {
+            this.#runtime.logger.warn(
+              { endpoint, deliveries: waiting.length },
+              `${waiting.length} outgoing deliveries wait in the outbox for an endpoint named "${endpoint}", which is not registered`,
+            );
+          }
+        },
+        (error: unknown) => {
+          this.#opening = undefined;
+          this.#state = 'idle';
+          throw new WebhookError('start', `the outbox could not be opened: ${(error as Error)?.message ?? error}`, {
+            cause: error,
+          });
+        },
+      );
+    }
+    return this.#opening;
+  }
+
+  /** Triggers `eventName` unless a delivery of `messageId` is waiting or was delivered (then reports that one). */
+  async #triggerOnce(eventName: string, data: unknown, messageId: string): Promise<DeliveryResult[]> {
+    const targets = [...this.#endpoints.values()].filter((endpoint) => endpoint.events.has(eventName));
+    const known = targets.map((endpoint) => {
+      const key = outboxKey(endpoint.name, messageId);
+      const waiting = this.#pending.get(key);
+      if (waiting) return this.#result(waiting.entry, 'pending');
+      return this.#history.find(
+        (record) =>
+          record.endpoint === endpoint.name && record.messageId === messageId && record.status === 'delivered',
+      );
+    });
+    if (known.every((result) => result !== undefined)) return known as DeliveryResult[];
+    return this.trigger(eventName, data, { messageId });
+  }
+
+  /** Writes one endpoint's delivery to the outbox, attempts it, and resolves with how the first attempt ended. */
+  async #send(
+    endpoint: OutgoingEndpoint,
+    messageId: string,
+    event: string,
+    body: string,
+    now: number,
+  ): Promise<DeliveryResult> {
+    const entry: OutboxEntry = {
+      key: outboxKey(endpoint.name, messageId),
+      messageId,
+      endpoint: endpoint.name,
+      event,
+      body,
+      createdAt: now,
+      attempts: 0,
+      nextAttemptAt: now,
+    };
+    if (endpoint.disabled) {
+      return this.#finish(entry, 'failed', { error: 'the endpoint answered 410 Gone earlier and is disabled' });
+    }
+    if (this.#pending.has(entry.key)) return this.#result(entry, 'pending');
+    const written = this.#outbox.put(entry);
+    this.#track(written);
+    try {
+      await written;
+    } catch (error) {
+      return this.#finish(entry, 'failed', {
+        error: `the outbox could not keep it: ${(error as Error)?.message ?? error}`,
+      });
+    }
+    if (this.#state !== 'running') return this.#result(entry, 'pending');
+    return new Promise<DeliveryResult>((resolve) => {
+      const delivery = this.#hold(entry);
+      delivery.first = resolve;
+    });
+  }
+
+  /** Keeps a waiting delivery and schedules its next attempt. */
+  #hold(entry: OutboxEntry): Delivery {
+    const delivery: Delivery = { entry, timer: undefined, queued: false, first: undefined };
+    this.#pending.set(entry.key, delivery);
+    this.#schedule(delivery);
+    return delivery;
+  }
+
+  #schedule(delivery: Delivery): void {
+    const wait = delivery.entry.nextAttemptAt - this.#runtime.clock.now();
+    if (wait <= 0) {
+      this.#enqueue(delivery);
+      return;
+    }
+    delivery.timer = this.#runtime.clock.setTimeout(() => {
+      delivery.timer = undefined;
+      this.#enqueue(delivery);
+    }, wait);
+  }
+
+  #enqueue(delivery: Delivery): void {
+    if (this.#state !== 'running' || delivery.queued) return;
+    const lane = this.#lane(delivery.entry.endpoint);
+    delivery.queued = true;
+    lane.due.push(delivery);
+    this.#pump(delivery.entry.endpoint, lane);
+  }
+
+  #lane(endpoint: string): Lane {
+    let lane = this.#lanes.get(endpoint);
+    if (!lane) {
+      lane = { due: [], running: 0 };
+      this.#lanes.set(endpoint, lane);
+    }
+    return lane;
+  }
+
+  #pump(endpoint: string, lane: Lane): void {
+    while (lane.running < this.options.concurrency && lane.due.length > 0 && this.#state === 'running') {
+      const delivery = lane.due.shift() as Delivery;
+      delivery.queued = false;
+      lane.running += 1;
+      this.#track(
+        this.#attempt(delivery).finally(() => {
+          lane.running -= 1;
+          this.#pump(endpoint, lane);
+        }),
+      );
+    }
+  }
+
+  async #attempt(delivery: Delivery): Promise<void> {
+    const { entry } = delivery;
+    const endpoint = this.#endpoints.get(entry.endpoint);
+    if (!endpoint) return;
+    if (endpoint.disabled) {
+      this.#finish(entry, 'failed', { error: 'the endpoint answered 410 Gone and is disabled' }, delivery);
+      return;
+    }
+    const outcome = await attemptDelivery({
+      endpoint,
+      messageId: entry.messageId,
+      body: entry.body,
+      nowMs: this.#runtime.clock.now(),
+      dispatcher: this.#dispatcher(),
+      timeoutMs: this.options.timeoutMs,
+      signal: this.#stopping.signal,
+    });
+    if (outcome.kind === 'aborted') return;
+    entry.attempts += 1;
+    this.#counters(entry.endpoint).attempts += 1;
+    this.#conclude(delivery, endpoint, outcome);
+  }
+
+  #conclude(delivery: Delivery, endpoint: OutgoingEndpoint, outcome: Exclude<AttemptOutcome, { kind: 'aborted' }>) {
+    const { entry } = delivery;
+    switch (outcome.kind) {
+      case 'delivered':
+        this.#finish(entry, 'delivered', { statusCode: outcome.statusCode }, delivery);
+        return;
+      case 'gone':
+        endpoint.disabled = true;
+        this.#runtime.logger.warn(
+          { endpoint: endpoint.name },
+          `outgoing webhook "${endpoint.name}" answered 410 Gone: it is disabled and its waiting deliveries dropped`,
+        );
+        this.#finish(entry, 'failed', { statusCode: 410, error: 'the receiver answered 410 Gone' }, delivery);
+        for (const other of [...this.#pending.values()]) {
+          if (other.entry.endpoint === endpoint.name) {
+            this.#finish(other.entry, 'failed', { error: 'the endpoint answered 410 Gone and is disabled' }, other);
+          }
+        }
+        return;
+      case 'blocked':
+        this.#counters(entry.endpoint).blocked += 1;
+        this.#runtime.logger.warn({ endpoint: endpoint.name }, `outgoing webhook "${endpoint.name}": ${outcome.error}`);
+        this.#finish(entry, 'failed', { error: outcome.error }, delivery);
+        return;
+      case 'failed': {
+        const wait = retryDelay({
+          attempts: entry.attempts,
+          schedule: this.options.retrySchedule,
+          jitter: this.options.jitter,
+          maxDelayMs: this.options.maxDelayMs,
+          retryAfterMs: outcome.retryAfterMs,
+          random: this.#runtime.random ?? Math.random,
+        });
+        const detail = {
+          error: outcome.error,
+          ...(outcome.statusCode === undefined ? {} : { statusCode: outcome.statusCode }),
+        };
+        if (wait === undefined) {
+          this.#runtime.logger.warn(
+            { endpoint: endpoint.name, attempts: entry.attempts },
+            `outgoing webhook "${endpoint.name}": delivery ${entry.messageId} failed after ${entry.attempts} attempts: ${outcome.error}`,
+          );
+          this.#finish(entry, 'failed', detail, delivery);
+          return;
+        }
+        this.#counters(entry.endpoint).retried += 1;
+        entry.nextAttemptAt = this.#runtime.clock.now() + wait;
+        entry.lastError = outcome.error;
+        this.#settleFirst(delivery, 'pending', detail);
+        // The attempt count survives a restart; if this write fails the delivery still waits, from its last count.
+        this.#track(this.#outbox.put(entry).catch((error: unknown) => this.#outboxFailed(error)));
+        if (this.#state === 'running') this.#schedule(delivery);
+        return;
+      }
+    }
+  }
+
+  /** Ends a delivery: out of the outbox, into the history and the counters; the first attempt's waiter told. */
+  #finish(
+    entry: OutboxEntry,
+    status: 'delivered' | 'failed',
+    detail: { statusCode?: number; error?: string },
+    delivery?: Delivery,
+  ): DeliveryResult {
+    const result = this.#result(entry, status, detail);
+    if (delivery) {
+      if (delivery.timer !== undefined) this.#runtime.clock.clearTimeout(delivery.timer);
+      delivery.timer = undefined;
+      this.#pending.delete(entry.key);
+      this.#settleFirst(delivery, status, detail);
+      this.#track(this.#outbox.remove(entry.key).catch((error: unknown) => this.#outboxFailed(error)));
+    }
+    const counters = this.#counters(entry.endpoint);
+    if (status === 'delivered') counters.delivered += 1;
+    else counters.failed += 1;
+    if (this.options.history > 0) {
+      this.#history.push({ ...this.#record(entry, status, detail), finishedAt: this.#isoNow() });
+      if (this.#history.length > this.options.history) this.#history.shift();
+    }
+    return result;
+  }
+
+  #settleFirst(delivery: Delivery, status: DeliveryStatus, detail: { statusCode?: number; error?: string } = {}) {
+    const first = delivery.first;
+    delivery.first = undefined;
+    first?.(this.#result(delivery.entry, status, detail));
+  }
+
+  #result(
+    entry: OutboxEntry,
+    status: DeliveryStatus,
+    detail: { statusCode?: number; error?: string } = {},
+  ): DeliveryResult {
+    const error = detail.error ?? (status === 'pending' ? entry.lastError : undefined);
+    return {
+      endpoint: entry.endpoint,
+      messageId: entry.messageId,
+      status,
+      attempts: entry.attempts,
+      ...(detail.statusCode === undefined ? {} : { statusCode: detail.statusCode }),
+      ...(error === undefined ? {} : { error }),
+      ...(status === 'pending' ? { nextAttemptAt: new Date(entry.nextAttemptAt).toISOString() } : {}),
+    };
+  }
+
+  #record(entry: OutboxEntry, status: DeliveryStatus, detail: { statusCode?: number; error?: string } = {}) {
+    return {
+      ...this.#result(entry, status, detail),
+      event: entry.event,
+      createdAt: new Date(entry.createdAt).toISOString(),
+    };
+  }
+
+  #counters(endpoint: string): Omit<EndpointDeliveryStats, 'pending' | 'disabled'> {
+    let counters = this.#stats.get(endpoint);
+    if (!counters) {
+      counters = { delivered: 0, failed: 0, blocked: 0, retried: 0, attempts: 0 };
+      this.#stats.set(endpoint, counters);
+    }
+    return counters;
+  }
+
+  #dispatcher(): Agent {
+    this.#agent ??= createGuardedAgent({
+      allowPrivateNetworks: this.options.allowPrivateNetworks,
+      ...(this.#runtime.resolveHost ? { resolve: this.#runtime.resolveHost } : {}),
+      connections: this.options.concurrency,
+      connectTimeout: this.options.timeoutMs,
+      rejectUnauthorized: this.options.validateCertificates,
+    });
+    return this.#agent;
+  }
+
+  #track(work: Promise<unknown>): void {
+    const tracked = work.catch(() => undefined);
+    this.#background.add(tracked);
+    void tracked.finally(() => this.#background.delete(tracked));
+  }
+
+  #outboxFailed(error: unknown): void {
+    this.#runtime.logger.error({ err: error }, `the webhook outbox could not be written: ${(error as Error)?.message}`);
+  }
+
+  #isoNow(): string {
+    return new Date(this.#runtime.clock.now()).toISOString();
+  }
 }

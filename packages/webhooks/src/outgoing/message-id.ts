@@ -1,0 +1,15 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+/** A new message id: `msg_` and 128 random bits in base64url, as Standard Webhooks senders write them. */
+export function newMessageId(): string {
+  return `msg_${randomBytes(16).toString('base64url')}`;
+}
+
+/**
+ * The message id of a message made from the same facts every time (an alert's id and indicator): a message sent
+ * again for them (the client redelivering an alert after a restart) carries the same `webhook-id`, and a receiver
+ * drops the duplicate.
+ */
+export function derivedMessageId(...facts: string[]): string {
+  return `msg_${createHash('sha256').update(facts.join('\0')).digest('base64url').slice(0, 22)}`;
+}
