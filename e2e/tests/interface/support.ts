@@ -2,13 +2,13 @@
 // standing in for the five feeds, the e2e servers (at the ports their scripts in e2e/services.d use), a receiver for
 // plugins and log webhooks, and waits with deadlines. The examples are in the *.test.ts files beside this one, a file
 // per part of the document: client (1, 6.1, 7, 8.1), plugin (4.2 registerIntegration), vault, config-sources (8.2),
-// rest-server (4.1, 5, 8), queue (2.5, 4.2), storage (2.5, 4.2: the document store) and search-index (2.5, 4.2, 5:
-// the search index).
+// rest-server (4.1, 5, 8), queue (2.5, 4.2), storage (2.5, 4.2: the document store), search-index (2.5, 4.2, 5:
+// the search index) and cloud (2.5, 4.2, 5: CloudIntegration).
 //
 // Not here yet, because their packages do not exist yet; each issue adds its examples when it adds the package:
 // SIEMConnector, the case and enriched-indicator records, testConnection() and integrations.siem (2.3, 2.4, 2.6, 4.2,
 // 7.2): issue 14, @threatlib/siem. WebhookManager, the webhook event names and integrations.webhooks (4.2, 5, 6.2):
-// issue 15, @threatlib/webhooks. CloudIntegration and CloudSiemIntegration (2.5, 4.2, 5): issue 17, @threatlib/cloud.
+// issue 15, @threatlib/webhooks. CloudSiemIntegration (2.5, 4.2, 5): issue 17, @threatlib/cloud (its Azure half).
 // enterprise.siemIntegration (8.1): issue 14. The browser options of 8.1 (browser, the browser storage, pwa) arrive
 // with the browser build, which no issue schedules yet; until then core accepts them only at their defaults.
 import { readFileSync } from 'node:fs';
@@ -24,7 +24,7 @@ export const FEEDS = ['feed_urls', 'feed_otx', 'feed_abuse', 'feed_cti', 'feed_s
 export type FeedId = (typeof FEEDS)[number];
 
 /** The e2e services the examples talk to. */
-export type Service = 'redis' | 'rabbitmq' | 'kafka' | 'rsyslog' | 'ferretdb' | 'elasticsearch';
+export type Service = 'redis' | 'rabbitmq' | 'kafka' | 'rsyslog' | 'ferretdb' | 'elasticsearch' | 'moto';
 
 const SERVICES_DIR = new URL('../../services.d/', import.meta.url);
 
@@ -57,7 +57,7 @@ function portOpen(port: number): Promise<boolean> {
   });
 }
 
-const SERVICES: readonly Service[] = ['redis', 'rabbitmq', 'kafka', 'rsyslog', 'ferretdb', 'elasticsearch'];
+const SERVICES: readonly Service[] = ['redis', 'rabbitmq', 'kafka', 'rsyslog', 'ferretdb', 'elasticsearch', 'moto'];
 
 /** Which e2e servers answer, probed once per test file with a plain TCP connection. */
 const reachable = new Map<Service, boolean>(
