@@ -167,6 +167,7 @@ describe('GuardDuty emulator, spoken to by @aws-sdk/client-guardduty', () => {
     expect(error.message).toBe(
       'The request is rejected because the input detectorId is not owned by the current account.',
     );
+    expect((error as BadRequestException).Type).toBe('InvalidInputException');
     const unknown = await rejection(
       client.send(new GetThreatIntelSetCommand({ DetectorId: emulator.detectorId, ThreatIntelSetId: 'nope' })),
     );

@@ -281,7 +281,8 @@ function error(status: number, type: string, message: string, detailType?: strin
   return {
     status,
     headers: { 'x-amzn-ErrorType': type, 'x-amzn-RequestId': randomUUID() },
-    body: { message, __type: detailType ?? type },
+    // `type` is the exception's `Type` member in the SDK's service model; `__type` is what AWS's JSON front ends add.
+    body: { message, type: detailType ?? type, __type: detailType ?? type },
   };
 }
 
