@@ -1,0 +1,45 @@
+// bench/storage: writing through @threatlib/storage beside the raw driver or client doing the same server work. See
+// ../README.md ("storage") for what is measured and how to read it. Each part is a script of its own, run in a child
+// process (so one part's heap and sockets do not weigh on the other), when it is there:
+//   document-store.mjs  threat records through the storage integration beside the mongodb driver's insertMany
+//   search-index.mjs    documents through SearchIndexStorage beside the Elasticsearch client's bulk helper
+// Needs the e2e servers: bash e2e/services up ferretdb elasticsearch
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const PARTS = [
+  { file: 'document-store.mjs', title: 'document store: 50,000 threat records, ours beside insertMany' },
+  { file: 'search-index.mjs', title: 'search index: 50,000 documents, ours beside the bulk helper' },
+];
+const DEADLINE_S = Number(process.env.BENCH_DEADLINE_S ?? 900);
+
+function runPart(path) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path], { stdio: 'inherit' });
+    const timer = setTimeout(() => {
+      console.error(`  ${path} still running after ${DEADLINE_S} s: killed`);
+      child.kill('SIGKILL');
+    }, DEADLINE_S * 1000);
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolve(code === 0 ? 'ok' : `exited with ${signal ?? `code ${code}`}`);
+    });
+  });
+}
+
+let crashed = 0;
+for (const part of PARTS) {
+  const path = fileURLToPath(new URL(part.file, import.meta.url));
+  console.log(`\n## ${part.title}\n`);
+  if (!existsSync(path)) {
+    console.log(`  (not there yet: bench/storage/${part.file})`);
+    continue;
+  }
+  const outcome = await runPart(path);
+  if (outcome !== 'ok') {
+    crashed += 1;
+    console.error(`  ${part.file} ${outcome}`);
+  }
+}
+process.exit(crashed > 0 ? 1 : 0);

@@ -1,0 +1,186 @@
+// bench/storage, search index part: 50,000 documents indexed through SearchIndexStorage.indexMany beside the
+// Elasticsearch client's bulk helper (client.helpers.bulk) fed the same documents with the same batch size, into the
+// same kind of daily indices with the same mapping, on the e2e Elasticsearch. Prints throughput and ours/raw.
+//   bash e2e/services up elasticsearch
+import { connect as tcp } from 'node:net';
+import { Client } from '@elastic/elasticsearch';
+import { SearchIndexStorage } from '@threatlib/storage';
+
+const NODE = process.env.BENCH_ES_NODE ?? 'http://127.0.0.1:19200';
+const AUTH = {
+  username: process.env.BENCH_ES_USERNAME ?? 'threatlib',
+  password: process.env.BENCH_ES_PASSWORD ?? 'threatlib-e2e-password',
+};
+const DOCUMENTS = Number(process.env.BENCH_ES_DOCUMENTS ?? 50_000);
+const BATCH_SIZE = Number(process.env.BENCH_BATCH_SIZE ?? 1_000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 2);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const GOAL = 0.8;
+const run = `${process.pid}-${Date.now().toString(36)}`;
+const DAY = 86_400_000;
+
+function portOpen(url) {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = tcp({ host: hostname, port: Number(port) });
+    const done = (answer) => {
+      socket.destroy();
+      resolve(answer);
+    };
+    socket.setTimeout(1000, () => done(false));
+    socket.once('error', () => done(false));
+    socket.once('connect', () => done(true));
+  });
+}
+
+const fmt = (n) => Math.round(n).toLocaleString('en-US');
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/** The same 50,000 documents for both: the documented shape, spread over three days (three daily indices). */
+function makeDocuments(now) {
+  const types = ['malware', 'phishing', 'botnet', 'c2', 'spam'];
+  const feeds = ['feed_urls', 'feed_otx', 'feed_abuse', 'feed_cti', 'feed_scan'];
+  return Array.from({ length: DOCUMENTS }, (_, i) => ({
+    indicator: i % 2 === 0 ? `host-${i}.bench.threatlib-test.net` : `198.51.${(i >> 8) & 255}.${i & 255}`,
+    threat_type: types[i % types.length],
+    confidence: (i * 37) % 101,
+    sources: feeds.filter((_, f) => (i >> f) & 1 || f === i % feeds.length),
+    '@timestamp': new Date(now - (i % 3) * DAY - (i % 3_600) * 1_000).toISOString(),
+  }));
+}
+
+const dailyIndex = (base, timestamp) => `${base}-${timestamp.slice(0, 10).replaceAll('-', '.')}`;
+
+/** A store on fresh indices; started (template and indices made) before anything is timed. */
+async function startedStore(label) {
+  const base = `threatlib-bench-${label}-${run}`;
+  const storage = new SearchIndexStorage({
+    node: NODE,
+    auth: AUTH,
+    indices: {
+      threats: `${base}-threats`,
+      campaigns: `${base}-campaigns`,
+      indicators: `${base}-indicators`,
+      alerts: `${base}-alerts`,
+    },
+    batchSize: BATCH_SIZE,
+    // The batch size decides; bytes and time never cut a batch short here.
+    flushBytes: 50_000_000,
+    flushIntervalMs: 1_000,
+    concurrency: CONCURRENCY,
+  });
+  await storage.start();
+  return { storage, base };
+}
+
+async function drop(client, base) {
+  await client.indices.delete({ index: `${base}-*`, ignore_unavailable: true, allow_no_indices: true });
+  await client.indices.deleteIndexTemplate({ name: `threatlib-${base}-threats` }, { ignore: [404] });
+  await client.indices.deleteIndexTemplate({ name: `threatlib-${base}-campaigns` }, { ignore: [404] });
+}
+
+async function count(client, index) {
+  await client.indices.refresh({ index });
+  return (await client.count({ index })).count;
+}
+
+function countBulks(client) {
+  const counter = { bulks: 0 };
+  client.diagnostic.on('request', (_error, event) => {
+    if (event?.meta.request.params.path === '/_bulk') counter.bulks += 1;
+  });
+  return counter;
+}
+
+async function ours(client, documents, round) {
+  const { storage, base } = await startedStore(`ours-${round}`);
+  const bulks = countBulks(storage.client);
+  const started = performance.now();
+  const report = await storage.indexMany('threats', documents);
+  const ms = performance.now() - started;
+  await storage.stop();
+  if (report.failed.length > 0)
+    throw new Error(`ours: ${report.failed.length} refused, first: ${report.failed[0].reason}`);
+  const stored = await count(client, `${base}-threats`);
+  await drop(client, base);
+  return { rate: (documents.length / ms) * 1000, bulks: bulks.bulks, stored };
+}
+
+/**
+ * What makes the helper cut its requests at BATCH_SIZE documents, as ours does: it sends once it holds flushBytes
+ * (action and source lines, as it counts them), so the average bytes of BATCH_SIZE of these documents.
+ */
+function flushBytesFor(index, documents) {
+  let bytes = 0;
+  for (const document of documents) {
+    const action = { index: { _index: dailyIndex(index, document['@timestamp']) } };
+    bytes += Buffer.byteLength(JSON.stringify(action)) + Buffer.byteLength(JSON.stringify(document));
+  }
+  return Math.floor((bytes / documents.length) * (BATCH_SIZE - 0.5));
+}
+
+async function raw(client, documents, round) {
+  // The same template (mapping, alias) as ours: made by a store that is then put away, not timed.
+  const { storage, base } = await startedStore(`raw-${round}`);
+  await storage.stop();
+  const index = `${base}-threats`;
+  const flushBytes = flushBytesFor(index, documents);
+  const rawClient = new Client({ node: NODE, auth: AUTH });
+  const bulks = countBulks(rawClient);
+  const started = performance.now();
+  const stats = await rawClient.helpers.bulk({
+    datasource: documents,
+    onDocument: (document) => ({ index: { _index: dailyIndex(index, document['@timestamp']) } }),
+    flushBytes,
+    concurrency: CONCURRENCY,
+  });
+  const ms = performance.now() - started;
+  await rawClient.close();
+  if (stats.failed > 0) throw new Error(`raw: ${stats.failed} failed`);
+  const stored = await count(client, index);
+  await drop(client, base);
+  return { rate: (documents.length / ms) * 1000, bulks: bulks.bulks, stored };
+}
+
+if (!(await portOpen(NODE))) {
+  console.error(`  needs Elasticsearch at ${NODE} (bash e2e/services up elasticsearch)`);
+  process.exit(1);
+}
+const client = new Client({ node: NODE, auth: AUTH });
+const documents = makeDocuments(Date.now());
+console.log(
+  `  ${fmt(DOCUMENTS)} documents, batch ${fmt(BATCH_SIZE)}, concurrency ${CONCURRENCY}, ${ROUNDS} rounds, ${NODE}`,
+);
+
+// A warm-up of each (JIT, connections, the server's caches), not counted.
+await raw(client, documents.slice(0, 5_000), 'warm');
+await ours(client, documents.slice(0, 5_000), 'warm');
+
+const results = { ours: [], raw: [] };
+for (let round = 0; round < ROUNDS; round += 1) {
+  // Alternate who goes first, so that neither always runs on a server busy merging the other's segments.
+  const order = round % 2 === 0 ? ['raw', 'ours'] : ['ours', 'raw'];
+  for (const who of order) {
+    const result = who === 'ours' ? await ours(client, documents, round) : await raw(client, documents, round);
+    if (result.stored !== DOCUMENTS) throw new Error(`${who}: ${result.stored} documents stored, not ${DOCUMENTS}`);
+    results[who].push(result);
+    console.log(`  round ${round + 1} ${who.padEnd(4)} ${fmt(result.rate)} docs/s in ${result.bulks} bulk requests`);
+  }
+}
+await client.close();
+
+const oursRate = median(results.ours.map((r) => r.rate));
+const rawRate = median(results.raw.map((r) => r.rate));
+// Each round's two runs are next to each other in time: their ratio is less swayed by what else the machine does
+// than the ratio of the two medians.
+const ratio = median(results.ours.map((r, round) => r.rate / results.raw[round].rate));
+console.log('');
+console.log('  | figure | ours (SearchIndexStorage.indexMany) | raw (client.helpers.bulk) |');
+console.log('  |---|---|---|');
+console.log(`  | docs/s (median of ${ROUNDS}) | ${fmt(oursRate)} | ${fmt(rawRate)} |`);
+console.log(`  | bulk requests per run | ${results.ours[0].bulks} | ${results.raw[0].bulks} |`);
+console.log(`  | documents stored per run | ${fmt(results.ours[0].stored)} | ${fmt(results.raw[0].stored)} |`);
+console.log('');
+console.log(
+  `  ours/raw = ${ratio.toFixed(2)}, the median of the rounds' ratios (goal >= ${GOAL}: ${ratio >= GOAL ? 'met' : 'not met'}); ratio of the medians ${(oursRate / rawRate).toFixed(2)}`,
+);
