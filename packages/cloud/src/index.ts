@@ -22,6 +22,16 @@ export {
   type ThreatIndicatorSource,
 } from './aws/threat-indicators.js';
 export { GUARDDUTY_MAX_ENTRIES, GUARDDUTY_TXT_TYPES, type ThreatListFormat } from './aws/threat-list.js';
+export {
+  type AlertIndicatorsPublished,
+  CloudSiemIntegration,
+  type CloudSiemRuntime,
+  type CreatedIndicator,
+  type IndicatorResult,
+} from './azure/cloud-siem-integration.js';
+export type { SentinelIndicator } from './azure/sentinel-indicator.js';
+export type { ClientSecretOptions, CloudSiemIntegrationOptions } from './azure/sentinel-options.js';
+export type { ThreatPublisherStats } from './azure/threat-publisher.js';
 export { CloudError, type CloudErrorOptions, type CloudService } from './errors/cloud-error.js';
 export {
   CloudThreatListIntegration,

@@ -1,16 +1,46 @@
-import { type Integration, IntegrationError, type IntegrationFactory } from '@threatlib/core';
+import type { IntegrationFactory } from '@threatlib/core';
+import { CloudSiemIntegration } from '../azure/cloud-siem-integration.js';
+import type { CloudSiemIntegrationOptions } from '../azure/sentinel-options.js';
+
+declare module '@threatlib/core' {
+  interface IntegrationRegistry {
+    /** Microsoft Sentinel threat intelligence, built from `integrations.cloudSiem`. */
+    cloudSiem: CloudSiemIntegration;
+  }
+}
 
 /**
- * The factory `client.start()` calls for `integrations.cloudSiem` (core imports it from `@threatlib/cloud`): Microsoft
- * Sentinel threat-intelligence indicators. Not built yet (issue 17, the Azure half): it refuses clearly rather than
- * starting an integration that does nothing.
+ * The factory `client.start()` calls for `integrations.cloudSiem` (core imports it from `@threatlib/cloud`): every
+ * threat the client concludes at or above `minConfidence` becomes a Microsoft Sentinel threat-intelligence indicator,
+ * batched for `batchIntervalMs`; `client.integration('cloudSiem')` is the {@link CloudSiemIntegration}, for
+ * `createIndicator`.
  *
- * @throws {IntegrationError} always, saying that `integrations.cloudSiem` is not available in this version.
+ * @example
+ * ```ts
+ * const client = new ThreatClient({
+ *   sources: ['feed_urls'],
+ *   integrations: {
+ *     cloudSiem: {
+ *       subscriptionId: '<SUBSCRIPTION_ID>',
+ *       resourceGroupName: 'rg-security',
+ *       workspaceName: 'law-sentinel',
+ *       credentials: { tenantId: '<TENANT_ID>', clientId: '<CLIENT_ID>', clientSecret: '<CLIENT_SECRET>' },
+ *       minConfidence: 80,
+ *     },
+ *   },
+ * });
+ * await client.start();
+ * ```
+ *
+ * @throws {ConfigurationError} `Configuration invalid: integrations.cloudSiem.<option>: <reason>`.
  */
-export const createCloudSiemIntegration: IntegrationFactory<unknown, Integration> = (_options, context) => {
-  throw new IntegrationError(
-    context.name,
-    'start',
-    `${context.optionsPath} (Microsoft Sentinel threat intelligence) is not built yet in @threatlib/cloud: remove it from the configuration`,
-  );
-};
+export const createCloudSiemIntegration: IntegrationFactory<CloudSiemIntegrationOptions, CloudSiemIntegration> = (
+  options,
+  context,
+) =>
+  new CloudSiemIntegration(options, {
+    logger: context.logger,
+    events: context.events,
+    optionsPath: context.optionsPath,
+    checkEndpoint: (url, what) => context.checkEndpoint(url, what),
+  });

@@ -1,0 +1,162 @@
+// How a failed Sentinel call becomes a CloudError that says which call failed and why. Sources:
+// - Entra ID's errors, quoted by @azure/identity as `AADSTS<code>: <description>` (7000215 invalid client secret,
+//   700016 unknown application, 90002 unknown tenant...):
+//   https://learn.microsoft.com/en-us/entra/identity-platform/reference-error-codes and
+//   https://aka.ms/azsdk/js/identity/troubleshoot
+// - RestError (statusCode, code, response with bodyAsText and headers; `REQUEST_SEND_ERROR` when no answer came):
+//   https://learn.microsoft.com/en-us/javascript/api/@azure/core-rest-pipeline/resterror
+// - ARM's error body `{"error": {"code", "message"}}`:
+//   https://learn.microsoft.com/en-us/azure/azure-resource-manager/troubleshooting/common-deployment-errors
+// - The upload API's error answers (`{"statusCode", "message"}` for 429) and `errors` list:
+//   https://learn.microsoft.com/en-us/azure/sentinel/stix-objects-api
+import { CloudError } from '../errors/cloud-error.js';
+
+/** Network failures by the code Node gives them, in a few words. */
+const NETWORK: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host name lookup failed',
+  EHOSTUNREACH: 'no route to host',
+  ENETUNREACH: 'network unreachable',
+  ETIMEDOUT: 'connection timed out',
+  EPIPE: 'connection closed by the server',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'TLS certificate not trusted',
+  SELF_SIGNED_CERT_IN_CHAIN: 'TLS certificate not trusted',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'TLS certificate not trusted',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'TLS certificate not trusted',
+  CERT_HAS_EXPIRED: 'TLS certificate expired',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'TLS certificate is for another host',
+};
+
+/** The calls a {@link CloudError} from here names. */
+export type SentinelOperation = 'UploadStixObjects' | 'CreateIndicator' | 'GetWorkspace';
+
+const CALLS: Record<SentinelOperation, string> = {
+  UploadStixObjects: 'Sentinel threat-intelligence upload (threat-intelligence-stix-objects:upload)',
+  CreateIndicator: 'Sentinel threat-intelligence CreateIndicator (legacy API)',
+  GetWorkspace: 'Log Analytics workspace read (for the workspace id)',
+};
+
+interface ThrownFields {
+  name?: unknown;
+  message?: unknown;
+  code?: unknown;
+  statusCode?: unknown;
+  response?: { status?: number; bodyAsText?: string | null };
+  cause?: unknown;
+}
+
+/** The {@link CloudError} for an HTTP answer that is not a success. */
+export function answerFailure(
+  operation: SentinelOperation,
+  status: number,
+  body: string | null | undefined,
+  secrets: readonly string[],
+): CloudError {
+  const { code, message } = readBody(body);
+  const reason = message ?? (body ? firstLine(body) : `HTTP ${status}`);
+  const text = `${CALLS[operation]} failed: ${code ? `${code} ` : ''}(HTTP ${status}): ${reason}`;
+  return new CloudError('sentinel', operation, scrub(text, secrets), {
+    ...(code === undefined ? {} : { serviceCode: code }),
+    statusCode: status,
+    isRetryable: status === 429 || status >= 500,
+  });
+}
+
+/**
+ * The {@link CloudError} for an error a call threw: Entra ID refusing the token request (its AADSTS reason), no
+ * answer (the network's reason), or an SDK's error for an answer. Never keeps the thrown error as `cause`: the SDKs'
+ * errors hold the request, headers and all.
+ */
+export function thrownFailure(operation: SentinelOperation, error: unknown, secrets: readonly string[]): CloudError {
+  if (CloudError.isInstance(error)) return error;
+  const e = (typeof error === 'object' && error !== null ? error : {}) as ThrownFields;
+  const message = typeof e.message === 'string' && e.message !== '' ? e.message : String(error);
+  const aadsts = /AADSTS(\d+):[^\r\n]*?(?=\s+Trace ID:|\r|\n|$)/.exec(message);
+  if (aadsts || isIdentityError(e)) {
+    const reason = aadsts ? aadsts[0].trim() : firstLine(message);
+    return new CloudError(
+      'entra',
+      'GetToken',
+      scrub(`${CALLS[operation]} failed: Entra ID refused the token request: ${reason}`, secrets),
+      {
+        ...(aadsts ? { serviceCode: `AADSTS${aadsts[1]}` } : {}),
+        // An unknown tenant, application or secret stays wrong; only Entra being busy or unreachable is worth a retry.
+        isRetryable: !aadsts && networkCode(e, message) !== undefined,
+      },
+    );
+  }
+  const status = typeof e.statusCode === 'number' ? e.statusCode : e.response?.status;
+  if (typeof status === 'number') return answerFailure(operation, status, e.response?.bodyAsText, secrets);
+  const network = networkCode(e, message);
+  if (network) {
+    const words = NETWORK[network] ?? 'network error';
+    const hint = words.startsWith('TLS') ? ' (trust its certificate authority, e.g. NODE_EXTRA_CA_CERTS)' : '';
+    return new CloudError(
+      'sentinel',
+      operation,
+      scrub(`${CALLS[operation]} failed: ${words} (${network})${hint}`, secrets),
+      {
+        serviceCode: network,
+        isRetryable: !words.startsWith('TLS'),
+      },
+    );
+  }
+  if (e.name === 'AbortError') {
+    return new CloudError('sentinel', operation, `${CALLS[operation]} failed: aborted (${firstLine(message)})`, {
+      isRetryable: true,
+    });
+  }
+  return new CloudError(
+    'sentinel',
+    operation,
+    scrub(
+      `${CALLS[operation]} failed: ${typeof e.name === 'string' ? e.name : 'Error'}: ${firstLine(message)}`,
+      secrets,
+    ),
+    { isRetryable: false },
+  );
+}
+
+function isIdentityError(e: ThrownFields): boolean {
+  return ['AuthenticationError', 'AuthenticationRequiredError', 'CredentialUnavailableError'].includes(
+    typeof e.name === 'string' ? e.name : '',
+  );
+}
+
+/** The network error code in the error or its causes (or, for identity's wrapped errors, in its message). */
+function networkCode(e: ThrownFields, message: string): string | undefined {
+  let current: unknown = e;
+  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && code in NETWORK) return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return new RegExp(`\\b(${Object.keys(NETWORK).join('|')})\\b`).exec(message)?.[1];
+}
+
+/** The error code and message of an Azure error body: ARM's `{error: {code, message}}` or `{statusCode, message}`. */
+function readBody(text: string | null | undefined): { code?: string; message?: string } {
+  try {
+    const body = JSON.parse(text ?? '') as { error?: unknown; message?: unknown; code?: unknown };
+    const inner =
+      typeof body.error === 'object' && body.error !== null ? (body.error as Record<string, unknown>) : body;
+    const code = typeof inner.code === 'string' ? inner.code : undefined;
+    const message = typeof inner.message === 'string' ? firstLine(inner.message) : undefined;
+    return { ...(code === undefined ? {} : { code }), ...(message === undefined ? {} : { message }) };
+  } catch {
+    return {};
+  }
+}
+
+function firstLine(text: string): string {
+  return (text.split(/\r?\n/)[0] ?? '').slice(0, 500);
+}
+
+/** `text` with every secret of `secrets` (a client secret, a token) replaced. */
+export function scrub(text: string, secrets: readonly string[]): string {
+  let scrubbed = text;
+  for (const secret of secrets) if (secret.length >= 4) scrubbed = scrubbed.split(secret).join('[REDACTED]');
+  return scrubbed;
+}
