@@ -9,10 +9,17 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateBucketCommand, GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { alertStoreIndicators, CloudIntegration, s3Location } from '@threatlib/cloud';
-import { GUARDDUTY_TEST_KEY, type RunningGuardDutyEmulator, startGuardDutyEmulator } from '@threatlib/cloud-emulator';
+import { ClientSecretCredential } from '@azure/identity';
+import { alertStoreIndicators, CloudIntegration, CloudSiemIntegration, s3Location } from '@threatlib/cloud';
+import {
+  GUARDDUTY_TEST_KEY,
+  type RunningGuardDutyEmulator,
+  type RunningSentinelEmulator,
+  startGuardDutyEmulator,
+  startSentinelEmulator,
+} from '@threatlib/cloud-emulator';
 import { ThreatClient } from '@threatlib/core';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   describeWith,
   type EmulatedFeeds,
@@ -34,6 +41,7 @@ writeFileSync(blocklist, '198.51.100.23\nmalicious-site.com\n');
 
 let feeds: EmulatedFeeds;
 let guardDutyServer: RunningGuardDutyEmulator;
+let sentinelServer: RunningSentinelEmulator;
 let s3: S3Client;
 const running: { stop(): Promise<void> }[] = [];
 
@@ -55,6 +63,7 @@ async function objectText(bucket: string, key: string): Promise<string> {
 beforeAll(async () => {
   feeds = await startEmulatedFeeds();
   guardDutyServer = await startGuardDutyEmulator();
+  sentinelServer = await startSentinelEmulator();
   s3 = new S3Client({
     region: 'us-east-1',
     endpoint: MOTO,
@@ -66,11 +75,13 @@ beforeAll(async () => {
 afterEach(async () => {
   for (const item of running.splice(0).reverse()) await item.stop();
   guardDutyServer.reset();
+  sentinelServer.reset();
 });
 
 afterAll(async () => {
   s3?.destroy();
   await guardDutyServer?.close();
+  await sentinelServer?.close();
   await feeds?.emulator.close();
 });
 
@@ -220,5 +231,83 @@ describeWith(['moto'], '4.2 a client constructed with integrations.cloud', () =>
       location: s3Location(bucket, 'threatlib/threats.txt'),
     });
     expect(await objectText(bucket, 'threatlib/threats.txt')).toBe('198.51.100.23\n');
+  });
+});
+
+// The cloud SIEM integration of the same sections: `CloudSiemIntegration` constructed with {subscriptionId,
+// resourceGroupName, workspaceName, credentials: a credential object} and `createIndicator({pattern, labels,
+// confidence, threatTypes})` as written. Sentinel is @threatlib/cloud-emulator's, over HTTPS with a CA this process
+// trusts; the credential is @azure/identity's real ClientSecretCredential signing in to its Entra ID authority. The
+// only additions to the documented options are the emulator's address: `authorityHost` (with
+// `disableInstanceDiscovery`) for the credential, and `endpoints` for the upload API and Azure Resource Manager.
+describe('4.2 CloudSiemIntegration (Sentinel on the emulator)', () => {
+  it('runs createIndicator({pattern, labels, confidence, threatTypes}) as written: a STIX 2.1 indicator in the workspace', async () => {
+    const { tenantId, clientId, clientSecret, subscriptionId, resourceGroup, workspaceName } =
+      sentinelServer.sentinel.config;
+    const sentinel = new CloudSiemIntegration({
+      subscriptionId,
+      resourceGroupName: resourceGroup,
+      workspaceName,
+      credentials: new ClientSecretCredential(tenantId, clientId, clientSecret, {
+        authorityHost: sentinelServer.url,
+        disableInstanceDiscovery: true,
+      }),
+      endpoints: { threatIntelligence: sentinelServer.url, resourceManager: sentinelServer.url },
+    });
+    running.push(sentinel);
+
+    await sentinel.createIndicator({
+      pattern: "[ipv4-addr:value = '192.168.1.100']",
+      labels: ['malicious-activity'],
+      confidence: 85,
+      threatTypes: ['malware'],
+    });
+
+    expect([...sentinelServer.sentinel.objects.values()].map((o) => o.object)).toMatchObject([
+      {
+        type: 'indicator',
+        spec_version: '2.1',
+        pattern: "[ipv4-addr:value = '192.168.1.100']",
+        pattern_type: 'stix',
+        labels: ['malicious-activity'],
+        confidence: 85,
+        indicator_types: ['malware'],
+      },
+    ]);
+  });
+
+  it('a client constructed with integrations.cloudSiem publishes the threat it concludes, with no other code', async () => {
+    const { tenantId, clientId, clientSecret, subscriptionId, resourceGroup, workspaceName } =
+      sentinelServer.sentinel.config;
+    const trojan = new ThreatClient({
+      sources: ['feed_urls'],
+      strategy: 'aggressive',
+      apiKeys: { feed_urls: feeds.apiKeys.feed_urls },
+      lists: [{ name: 'blocklist', file: blocklist }],
+      security: { enforceHttps: false },
+      logging: { enabled: false },
+      integrations: {
+        cloudSiem: {
+          subscriptionId,
+          resourceGroupName: resourceGroup,
+          workspaceName,
+          credentials: { tenantId, clientId, clientSecret, authorityHost: sentinelServer.url },
+          endpoints: { threatIntelligence: sentinelServer.url, resourceManager: sentinelServer.url },
+          minConfidence: 80,
+          batchIntervalMs: 50,
+        },
+      },
+    });
+    running.push(trojan);
+    await trojan.start();
+
+    const verdict = await trojan.correlate('malicious-site.com');
+    expect(verdict.isThreat).toBe(true);
+    await eventually(() => sentinelServer.sentinel.objects.size === 1, 'the Sentinel indicator');
+    expect([...sentinelServer.sentinel.objects.values()][0]?.object).toMatchObject({
+      pattern: "[domain-name:value = 'malicious-site.com']",
+      indicator_types: ['malicious-activity'],
+      confidence: Math.round(verdict.confidence),
+    });
   });
 });
