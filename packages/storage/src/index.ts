@@ -1,6 +1,8 @@
 export type {
+  CampaignReport,
   IndicatorHistory,
   IndicatorSighting,
+  StoredCampaign,
   StoredThreat,
   StoredThreatInput,
   ThreatStorage,

@@ -1,7 +1,12 @@
 import { type ManualClock, ValidationError } from '@threatlib/core';
 import { alertStoreCompliance } from '@threatlib/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { IndicatorSighting, StoredThreatInput, ThreatStorage } from '../contract/threat-storage.js';
+import type {
+  CampaignReport,
+  IndicatorSighting,
+  StoredThreatInput,
+  ThreatStorage,
+} from '../contract/threat-storage.js';
 
 /** One back end under test: a fresh, empty store and what the suite needs to look behind it. */
 export interface StorageComplianceTarget {
@@ -217,6 +222,82 @@ export function storageCompliance(
       await expect(
         storage.recordSightings([{ ...sighting('a.example', 0, 'clean', 0), seenAt: 'yesterday' as never }]),
       ).rejects.toThrow(/^Invalid indicator sightings: \[0\]\.seenAt: /);
+    });
+  });
+
+  describe('campaigns', () => {
+    const report = (status: 'formed' | 'grown', indicators: string[], from: number, to: number, sources: string[]) =>
+      ({
+        campaign: 'cmp_9Qb3yJ0tq2XvE1kP4sLmZw',
+        status,
+        sharedBy: { kind: 'malwareFamily', value: 'Emotet' },
+        indicators,
+        indicatorCount: indicators.length,
+        firstSeen: at(from * HOUR).toISOString(),
+        lastSeen: at(to * HOUR),
+        sources,
+      }) satisfies CampaignReport;
+    /** The back end's campaign methods, or a skip for a back end that does not keep campaigns yet. */
+    const campaignsOf = (storage: ThreatStorage, skip: (note: string) => never) => {
+      const { recordCampaigns, campaign } = storage;
+      if (recordCampaigns === undefined || campaign === undefined) return skip('this back end keeps no campaigns');
+      return { record: recordCampaigns.bind(storage), get: campaign.bind(storage) };
+    };
+
+    it('folds every report of a campaign into one record that only grows, kept ttl after it was last seen', async (ctx) => {
+      const target = await fresh();
+      const campaigns = campaignsOf(target.storage, ctx.skip);
+      const formed = report('formed', ['a.example', 'b.example', 'c.example'], -3, -1, ['feed_otx']);
+      await campaigns.record([formed], { ttl: 86_400 });
+      const grown = report('grown', ['b.example', 'c.example', 'd.example'], -2, 0, ['feed_abuse', 'feed_otx']);
+      await campaigns.record([grown], { ttl: 86_400 });
+      const expected = {
+        id: formed.campaign,
+        campaign: formed.campaign,
+        status: 'grown',
+        sharedBy: { kind: 'malwareFamily', value: 'Emotet' },
+        indicators: ['a.example', 'b.example', 'c.example', 'd.example'],
+        indicatorCount: 3,
+        firstSeen: at(-3 * HOUR),
+        lastSeen: at(0),
+        sources: ['feed_otx', 'feed_abuse'],
+        expiresAt: at(24 * HOUR),
+      };
+      expect(await campaigns.get(formed.campaign)).toEqual(expected);
+      // The first report written again (a retried batch) changes nothing: not the status, not the dates.
+      await campaigns.record([formed], { ttl: 86_400 });
+      expect(await campaigns.get(formed.campaign)).toEqual(expected);
+      expect(await campaigns.get('cmp_unknown')).toBeUndefined();
+
+      // A day after it was last seen it is no longer returned.
+      await target.clock.advance(24 * HOUR);
+      expect(await campaigns.get(formed.campaign)).toBeUndefined();
+    });
+
+    it('refuses a report that is not one, naming the report and field, before sending anything', async (ctx) => {
+      const target = await fresh();
+      const campaigns = campaignsOf(target.storage, ctx.skip);
+      await target.storage.start();
+      const sent = target.requestsSent();
+      const error = await campaigns
+        .record(
+          [
+            report('formed', ['a.example'], 0, 0, []),
+            {
+              ...report('formed', ['a.example'], 0, 0, []),
+              campaign: '',
+              lastSeen: 'tomorrow',
+              status: 'new' as never,
+            },
+          ],
+          { ttl: 60 },
+        )
+        .catch((e: unknown) => e);
+      expect(ValidationError.isInstance(error)).toBe(true);
+      expect((error as Error).message).toMatch(
+        /^Invalid campaign reports: \[1\]\.campaign: .*\[1\]\.status: .*\[1\]\.lastSeen: /,
+      );
+      expect(target.requestsSent()).toBe(sent);
     });
   });
 

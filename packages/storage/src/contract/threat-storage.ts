@@ -60,6 +60,52 @@ export interface IndicatorHistory {
 }
 
 /**
+ * A campaign report, as core's campaign tracker emits it (the client's `campaignDetected` event): at least N distinct
+ * threat indicators sharing a malware family, a tag or a referenced report, reported when the campaign forms and
+ * again each time it grows, under the same `campaign` id.
+ */
+export interface CampaignReport {
+  /** The campaign's stable id (`cmp_...`). */
+  campaign: string;
+  /** `formed` on the first report, `grown` on the later ones. */
+  status: 'formed' | 'grown';
+  /** What the indicators share: `{kind: 'malwareFamily' | 'tag' | 'reference', value}`. */
+  sharedBy: { kind: string; value: string };
+  /** The campaign's indicators at this report (the tracker lists at most 500). */
+  indicators: string[];
+  /** How many indicators it has at this report. */
+  indicatorCount: number;
+  /** Its earliest indicator's conclusion: a `Date` or an ISO 8601 string. */
+  firstSeen: Date | string;
+  /** Its latest indicator's conclusion: a `Date` or an ISO 8601 string. */
+  lastSeen: Date | string;
+  /** The sources that flagged its indicators. */
+  sources: string[];
+}
+
+/**
+ * What a store keeps of a campaign: one record per campaign id, grown by every report (indicators and sources
+ * accumulate, `firstSeen` is the earliest, `lastSeen` the latest), kept `ttl` seconds after it was last seen.
+ */
+export interface StoredCampaign {
+  /** The campaign's id (the record's id). */
+  id: string;
+  campaign: string;
+  /** `grown` once any report said so. */
+  status: 'formed' | 'grown';
+  sharedBy: { kind: string; value: string };
+  /** Every indicator a report listed, in the order they were first stored. */
+  indicators: string[];
+  /** The largest `indicatorCount` reported. */
+  indicatorCount: number;
+  firstSeen: Date;
+  lastSeen: Date;
+  sources: string[];
+  /** `lastSeen` + the integration's `ttl`: from then on the record is not returned, and is deleted. */
+  expiresAt: Date;
+}
+
+/**
  * What the storage integration needs from a back end (the document store, the search index), and what the storage
  * compliance suite checks of each: threat records with expiry, one history record per indicator, and a persistent
  * alert store. `start()` connects and prepares the collections or indices; `stop()` releases every socket and timer.
@@ -84,6 +130,19 @@ export interface ThreatStorage {
   indicatorHistory(indicator: string): Promise<IndicatorHistory | undefined>;
   /** Deletes the threat records expired now; resolves with how many. */
   sweepExpired(): Promise<number>;
-  /** An alert store on this back end (core's `AlertStore` contract): alerts and their deliveries survive a restart. */
+  /**
+   * An alert store on this back end (core's `AlertStore` contract): alerts and their deliveries survive a restart,
+   * and its `pending()` lets the client resume the deliveries left pending.
+   */
   readonly alerts: AlertStore;
+  /**
+   * Folds campaign reports into one record per campaign id (upserts that only grow it, so a retried write changes
+   * nothing), each kept `ttl` seconds after its latest `lastSeen`. Optional while a back end does not have it: the
+   * integration then logs at start that campaigns are not kept.
+   *
+   * @throws {ValidationError} naming the report and field that is wrong, before anything is sent.
+   */
+  recordCampaigns?(reports: readonly CampaignReport[], options: { ttl: number }): Promise<void>;
+  /** The campaign kept under `id`, or undefined when there is none (or it expired). */
+  campaign?(id: string): Promise<StoredCampaign | undefined>;
 }

@@ -8,9 +8,11 @@ import {
   ValidationError,
 } from '@threatlib/core';
 import {
+  type AnyBulkWriteOperation,
   type Collection,
   type Db,
   type Document,
+  type Filter,
   MongoBulkWriteError,
   MongoClient,
   type MongoClientOptions,
@@ -18,16 +20,20 @@ import {
   MongoServerSelectionError,
   ObjectId,
 } from 'mongodb';
+import { parseCampaignReports } from '../contract/campaign-schema.js';
 import { parseSightings } from '../contract/sighting-schema.js';
 import type {
+  CampaignReport,
   IndicatorHistory,
   IndicatorSighting,
+  StoredCampaign,
   StoredThreat,
   StoredThreatInput,
   ThreatStorage,
 } from '../contract/threat-storage.js';
 import { StorageError, type StorageOperation } from '../errors/storage-error.js';
 import { checkFilter, type StorageFilter } from '../filter/filter-allowlist.js';
+import { type CampaignDocument, campaignUpserts, toStoredCampaign } from './campaign-record.js';
 import { type AlertDocument, DocumentAlertStore } from './document-alert-store.js';
 import {
   type CollectionKey,
@@ -108,8 +114,8 @@ export class DocumentStoreStorage implements ThreatStorage {
   readonly #sweeper: ExpirySweeper;
   #ready: Promise<void> | undefined;
   #expiry: ExpiryDetection | undefined;
-  /** The history writes under way, one after another (see `recordSightings`). */
-  #sightings: Promise<void> = Promise.resolve();
+  /** The history and campaign writes under way, one after another (see `recordSightings`). */
+  #upserts: Promise<void> = Promise.resolve();
 
   /**
    * @throws {ConfigurationError} `Configuration invalid: <option>: <reason>` naming each invalid option.
@@ -267,20 +273,56 @@ export class DocumentStoreStorage implements ThreatStorage {
   async recordSightings(sightings: readonly IndicatorSighting[]): Promise<void> {
     const operations = sightingUpserts(parseSightings(sightings));
     if (operations.length === 0) return;
-    const write = this.#sightings.then(() => this.#writeSightings(operations));
-    this.#sightings = write.catch(() => undefined);
-    await write;
+    await this.#serialised(() => this.#writeUpserts<IndicatorDocument>('indicators', operations));
   }
 
-  async #writeSightings(operations: ReturnType<typeof sightingUpserts>): Promise<void> {
+  /**
+   * Folds campaign reports into the `campaigns` collection, one record per campaign id, each kept `ttl` seconds after
+   * its latest `lastSeen` (see `campaignUpserts`: a report written twice changes nothing). Written one after another
+   * like the histories, for FerretDB's sake.
+   */
+  async recordCampaigns(reports: readonly CampaignReport[], options: { ttl: number }): Promise<void> {
+    const ttl = options?.ttl;
+    if (typeof ttl !== 'number' || !(ttl > 0)) {
+      throw new ValidationError('campaign options', [
+        { path: 'ttl', message: 'expected the seconds to keep a campaign, more than 0' },
+      ]);
+    }
+    const operations = campaignUpserts(parseCampaignReports(reports), ttl);
+    if (operations.length === 0) return;
+    await this.#serialised(() => this.#writeUpserts<CampaignDocument>('campaigns', operations));
+  }
+
+  /** The campaign kept under `id`, unless it has expired; undefined otherwise. */
+  async campaign(id: string): Promise<StoredCampaign | undefined> {
+    if (typeof id !== 'string') return undefined;
     await this.start();
-    const target = this.#collection<IndicatorDocument>('indicators');
-    await this.#run('store', 'indicators', async () => {
+    const target = this.#collection<CampaignDocument>('campaigns');
+    const document = await this.#run('query', 'campaigns', () =>
+      target.findOne(this.#unexpired({ _id: id }) as Filter<CampaignDocument>),
+    );
+    return document === null ? undefined : toStoredCampaign(document);
+  }
+
+  /** Runs `work` after the upserts already under way of this store. */
+  #serialised(work: () => Promise<void>): Promise<void> {
+    const write = this.#upserts.then(work);
+    this.#upserts = write.catch(() => undefined);
+    return write;
+  }
+
+  async #writeUpserts<T extends Document>(
+    key: 'indicators' | 'campaigns',
+    operations: AnyBulkWriteOperation<T>[],
+  ): Promise<void> {
+    await this.start();
+    const target = this.#collection<T>(key);
+    await this.#run('store', key, async () => {
       try {
         await target.bulkWrite(operations, { ordered: true });
       } catch (error) {
-        // Two writers upserting the same new indicator at once: one insert loses the race on the unique index, and
-        // the same update applied again now finds the document.
+        // Two writers upserting the same new indicator (or campaign) at once: one insert loses the race on the unique
+        // index, and the same update applied again now finds the document.
         if (!(error instanceof MongoBulkWriteError) || !onlyDuplicates(error)) throw error;
         const failedAt = Math.min(...writeErrorsOf(error).map((e) => e.index));
         await target.bulkWrite(operations.slice(failedAt), { ordered: true });

@@ -13,7 +13,13 @@ import {
   systemClock,
 } from '@threatlib/core';
 import { ObjectId } from 'mongodb';
-import type { IndicatorSighting, StoredThreatInput, ThreatStorage } from '../contract/threat-storage.js';
+import { parseCampaignReports } from '../contract/campaign-schema.js';
+import type {
+  CampaignReport,
+  IndicatorSighting,
+  StoredThreatInput,
+  ThreatStorage,
+} from '../contract/threat-storage.js';
 import { parseStorageOptions, type StorageIntegrationSettings } from './storage-options.js';
 import { WriteBatcher, type WriteBatcherStats } from './write-batcher.js';
 
@@ -35,11 +41,13 @@ export interface StorageIntegrationOptions {
   [option: string]: unknown;
 }
 
-/** What the integration writes for one correlation: its threat record and its sighting. */
-interface Conclusion {
-  threat: StoredThreatInput;
-  sighting: IndicatorSighting;
-}
+/** What the integration writes: for a correlation, its threat record and its sighting; or a campaign report. */
+type Kept =
+  | { kind: 'correlation'; threat: StoredThreatInput; sighting: IndicatorSighting }
+  | { kind: 'campaign'; report: CampaignReport };
+
+/** The steps of writing one batch, in order; a retried batch starts at the step that failed. */
+const STEPS = ['threats', 'sightings', 'campaigns'] as const;
 
 /** The correlation the client's `correlated` event carries (a `CorrelationResult` without the feed results). */
 type Correlation = Omit<CorrelationResult, 'results' | 'startedAt' | 'durationMs'>;
@@ -47,13 +55,14 @@ type Correlation = Omit<CorrelationResult, 'results' | 'startedAt' | 'durationMs
 /**
  * A storage back end as a client integration. While it runs, every correlation the client concludes is kept: its
  * threat record in `threats` (`{indicator, results: the correlation, scanDate, ttl}`) and its sighting folded into
- * the indicator's history in `indicators`, from which `enrichIndicator` answers; and it is the client's alert store
- * (`alertStore`), so alerts and their deliveries survive a restart.
+ * the indicator's history in `indicators`, from which `enrichIndicator` answers; every campaign the client's
+ * campaign tracker reports (`campaignDetected`) is folded into its record in `campaigns`; and it is the client's alert
+ * store (`alertStore`), so alerts and their deliveries survive a restart (and the deliveries left pending resume).
  *
  * The scan path only queues: writes are batched (`batching.maxDelayMs`, 50 ms, or `maxBatch`, 500, whichever comes
- * first), a failed write is retried with backoff and held meanwhile, up to `maxBuffered` (10,000) correlations; past
- * that, correlations are dropped, counted (`stats().dropped`, `health()`) and logged, never silently. `stop()` writes
- * what is held, once.
+ * first), a failed write is retried with backoff and held meanwhile, up to `maxBuffered` (10,000) records; past
+ * that, records are dropped, counted (`stats().dropped`, `health()`, `threatlib_storage_records_dropped_total`) and
+ * logged, never silently. `stop()` writes what is held, once.
  */
 export class StorageIntegration implements Integration {
   readonly specificationVersion = 'v1' as const;
@@ -61,8 +70,9 @@ export class StorageIntegration implements Integration {
   readonly storage: ThreatStorage;
   readonly #context: IntegrationContext;
   readonly #settings: StorageIntegrationSettings;
-  readonly #batcher: WriteBatcher<Conclusion>;
+  readonly #batcher: WriteBatcher<Kept>;
   readonly #onCorrelated = (correlation: Correlation) => this.#keep(correlation);
+  readonly #onCampaign = (report: CampaignReport) => this.#keepCampaign(report);
 
   /**
    * @throws {ConfigurationError} `Configuration invalid: integrations.storage...` when the options are missing or
@@ -82,11 +92,11 @@ export class StorageIntegration implements Integration {
       optionsPath: context.optionsPath,
       clock: systemClock,
     });
-    this.#batcher = new WriteBatcher<Conclusion>({
+    this.#batcher = new WriteBatcher<Kept>({
       ...parsed.settings.batching,
       clock: systemClock,
       logger: context.logger,
-      what: 'correlations',
+      what: 'records',
       write: (batch) => this.#write(batch),
     });
   }
@@ -96,15 +106,27 @@ export class StorageIntegration implements Integration {
     return this.storage.alerts;
   }
 
-  /** Connects (so that a server that cannot be reached fails `client.start()`) and starts keeping correlations. */
+  /**
+   * Connects (so that a server that cannot be reached fails `client.start()`) and starts keeping correlations and
+   * campaigns.
+   */
   async start(): Promise<void> {
     await this.storage.start();
     this.#context.events.on('correlated', this.#onCorrelated);
+    if (typeof this.storage.recordCampaigns === 'function') {
+      this.#context.events.on('campaignDetected', this.#onCampaign);
+    } else {
+      this.#context.logger.warn(
+        { backend: this.storage.backend },
+        `the ${this.storage.backend} storage back end does not keep campaigns yet: campaign reports are not stored`,
+      );
+    }
   }
 
-  /** Stops keeping correlations, writes what is held (once), and closes the back end. */
+  /** Stops keeping correlations and campaigns, writes what is held (once), and closes the back end. */
   async stop(): Promise<void> {
     this.#context.events.off('correlated', this.#onCorrelated);
+    this.#context.events.off('campaignDetected', this.#onCampaign);
     try {
       await this.#batcher.stop();
     } finally {
@@ -112,7 +134,7 @@ export class StorageIntegration implements Integration {
     }
   }
 
-  /** Resolves once every correlation kept so far is written (retrying while the server is down). */
+  /** Resolves once every record kept so far is written (retrying while the server is down). */
   flush(): Promise<void> {
     return this.#batcher.flush();
   }
@@ -160,6 +182,7 @@ export class StorageIntegration implements Integration {
   #keep(correlation: Correlation): void {
     const seenAt = new Date(systemClock.now());
     this.#batcher.add({
+      kind: 'correlation',
       threat: {
         id: new ObjectId().toHexString(),
         indicator: correlation.indicator,
@@ -178,16 +201,48 @@ export class StorageIntegration implements Integration {
     });
   }
 
-  /** Batches whose threat records are written, so that a retry after the sightings failed writes only those. */
-  readonly #threatsWritten = new WeakSet<readonly Conclusion[]>();
-
-  async #write(batch: readonly Conclusion[]): Promise<void> {
-    // Threat records carry their ids: writing them again after an ambiguous failure does not double them.
-    if (!this.#threatsWritten.has(batch)) {
-      await this.storage.storeThreats(batch.map((item) => item.threat));
-      this.#threatsWritten.add(batch);
+  /**
+   * On the tracker's path: checks the report (a report that is not one is refused here, logged and counted as
+   * dropped, rather than failing a whole batch at every retry), then only queues.
+   */
+  #keepCampaign(report: CampaignReport): void {
+    try {
+      parseCampaignReports([report]);
+    } catch (error) {
+      this.#batcher.refuse(1, `a campaign report was not one: ${(error as Error).message}`);
+      return;
     }
-    await this.storage.recordSightings(batch.map((item) => item.sighting));
+    this.#batcher.add({ kind: 'campaign', report });
+  }
+
+  /** How far each batch got: a retried batch starts again at the step that failed, so no step is applied twice. */
+  readonly #stepsDone = new WeakMap<readonly Kept[], number>();
+
+  async #write(batch: readonly Kept[]): Promise<void> {
+    const threats: StoredThreatInput[] = [];
+    const sightings: IndicatorSighting[] = [];
+    const campaigns: CampaignReport[] = [];
+    for (const item of batch) {
+      if (item.kind === 'correlation') {
+        threats.push(item.threat);
+        sightings.push(item.sighting);
+      } else campaigns.push(item.report);
+    }
+    for (let step = this.#stepsDone.get(batch) ?? 0; step < STEPS.length; step++) {
+      switch (STEPS[step]) {
+        // Threat records carry their ids: writing them again after an ambiguous failure does not double them.
+        case 'threats':
+          await this.storage.storeThreats(threats);
+          break;
+        case 'sightings':
+          await this.storage.recordSightings(sightings);
+          break;
+        case 'campaigns':
+          if (campaigns.length > 0) await this.storage.recordCampaigns?.(campaigns, { ttl: this.#settings.ttl });
+          break;
+      }
+      this.#stepsDone.set(batch, step + 1);
+    }
   }
 }
 

@@ -28,7 +28,10 @@ export interface WriteBatcherStats {
   written: number;
   /** Items held now, waiting or being written. */
   buffered: number;
-  /** Items that could not be kept: refused while the buffer was full, or still unwritten when the batcher stopped. */
+  /**
+   * Items that could not be kept: refused while the buffer was full, refused by the caller as invalid (`refuse`), or
+   * still unwritten when the batcher stopped.
+   */
   dropped: number;
   /** Write attempts that failed (each retried). */
   failedWrites: number;
@@ -92,6 +95,14 @@ export class WriteBatcher<T> {
       }, this.#options.maxDelayMs);
     }
     return true;
+  }
+
+  /**
+   * Counts `count` items the caller could not queue (a record that is not one) as dropped, and logs why at error
+   * level: a refusal is a bug to fix, never a silent loss.
+   */
+  refuse(count: number, reason: string): void {
+    this.#drop(count, reason, 'error');
   }
 
   /** Resolves once everything queued so far is written (retrying as long as it takes, until `stop()`). */
