@@ -35,7 +35,7 @@ describeWithFerretDB('FerretDB stopped mid-run and started again', () => {
     });
     const acknowledged: string[] = [];
     let refused = 0;
-    let phase: 'before' | 'down' | 'after' = 'before';
+    let phase = 'before' as 'before' | 'down' | 'after';
     let acknowledgedAfter = 0;
     const writer = (async () => {
       for (let i = 0; acknowledgedAfter < 100; i++) {
