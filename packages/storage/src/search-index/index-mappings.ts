@@ -65,6 +65,7 @@ export const ALERT_MAPPINGS: estypes.MappingTypeMapping = {
     time: { type: 'date' },
     seq: { type: 'keyword' },
     rank: { type: 'byte' },
+    pending: { type: 'boolean' },
     alert: { type: 'object', enabled: false },
     deliveries: { type: 'object', enabled: false },
   },

@@ -34,6 +34,8 @@ interface AlertSource {
   seq: string;
   /** `severityRank(severity)`, for `minSeverity`. */
   rank: number;
+  /** Whether a delivery is `pending`, for `pending()`. */
+  pending: boolean;
   alert: Omit<Alert, 'deliveries'>;
   deliveries: AlertDelivery[];
 }
@@ -68,6 +70,7 @@ export class SearchAlertStore implements AlertStore {
       time: alert.timestamp,
       seq: this.#ids.next(this.#access.now().getTime()),
       rank: severityRank(alert.severity),
+      pending: hasPending(deliveries),
       alert: rest,
       deliveries,
     };
@@ -92,9 +95,17 @@ export class SearchAlertStore implements AlertStore {
     return answer.found && answer._source ? toAlert(answer._source) : undefined;
   }
 
-  async list(query: AlertQuery = {}): Promise<AlertPage> {
+  list(query: AlertQuery = {}): Promise<AlertPage> {
+    return this.#page(query, []);
+  }
+
+  /** The alerts with a delivery still `pending`, newest first, paged and filtered like `list`. */
+  pending(query: AlertQuery = {}): Promise<AlertPage> {
+    return this.#page(query, [{ term: { pending: true } }]);
+  }
+
+  async #page(query: AlertQuery, filter: estypes.QueryDslQueryContainer[]): Promise<AlertPage> {
     const limit = Math.min(Math.max(Math.trunc(query.limit ?? 50), 1), MAX_PAGE);
-    const filter: estypes.QueryDslQueryContainer[] = [];
     if (query.minSeverity !== undefined) filter.push({ range: { rank: { gte: rankOf(query.minSeverity) } } });
     if (query.since !== undefined) {
       if (!(query.since instanceof Date) || Number.isNaN(query.since.getTime())) {
@@ -132,7 +143,13 @@ export class SearchAlertStore implements AlertStore {
     // A partial update (no script): arrays are replaced as a whole, so `deliveries` becomes exactly `parsed`.
     const answer = await runRequest('store', 'alerts', () =>
       this.#access.client.update<AlertSource, Partial<AlertSource>>(
-        { index, id: alertId(id), doc: { deliveries: parsed }, _source: true, retry_on_conflict: 5 },
+        {
+          index,
+          id: alertId(id),
+          doc: { deliveries: parsed, pending: hasPending(parsed) },
+          _source: true,
+          retry_on_conflict: 5,
+        },
         { ignore: [404] },
       ),
     );
@@ -146,6 +163,10 @@ export class SearchAlertStore implements AlertStore {
 /** The `_id` of an alert: a hash of its id (up to 200 characters, more than Elasticsearch's 512 bytes in UTF-8). */
 function alertId(id: string): string {
   return createHash('sha256').update(id).digest('base64url');
+}
+
+function hasPending(deliveries: readonly AlertDelivery[]): boolean {
+  return deliveries.some((delivery) => delivery.status === 'pending');
 }
 
 function toAlert(source: AlertSource): Alert {

@@ -398,6 +398,30 @@ describeWithElasticsearch('SearchIndexStorage on Elasticsearch', () => {
     );
   });
 
+  it('an alert index made by an earlier version gains the fields added since, so pending() works on it', async () => {
+    const { storage, indices } = open('upgrade');
+    // The alert index as the first version made it: no `pending` field, and the mapping is strict.
+    await elasticsearch('PUT', `/${indices.alerts}`, {
+      mappings: {
+        dynamic: 'strict',
+        _meta: { managed_by: 'threatlib', kind: 'alerts' },
+        properties: {
+          time: { type: 'date' },
+          seq: { type: 'keyword' },
+          rank: { type: 'byte' },
+          alert: { type: 'object', enabled: false },
+          deliveries: { type: 'object', enabled: false },
+        },
+      },
+    });
+    const alert = await storage.alerts.add({
+      title: 'waiting',
+      severity: 'high',
+      deliveries: [{ integration: 'siem', status: 'pending', attempts: 1 }],
+    });
+    expect((await storage.alerts.pending()).items).toEqual([alert]);
+  });
+
   it('stop() sends what is queued and waits for it; afterwards the store refuses work', async () => {
     const clock = new ManualClock(Date.parse('2026-03-01T12:00:00Z'));
     const { storage, indices } = open('stop', { flushIntervalMs: 60_000, maxQueued: 2 }, { clock });

@@ -21,7 +21,13 @@ import { BulkIndexer, type BulkIndexerStats, type IndexedDocument } from './bulk
 import { dailyIndexName } from './daily-index.js';
 import { DocumentIds } from './document-id.js';
 import { DocumentRejectedError, describeFailure, runRequest } from './elasticsearch-errors.js';
-import { ALERT_MAPPINGS, dailyIndexTemplate, INDICATOR_MAPPINGS, SEARCH_FIELDS } from './index-mappings.js';
+import {
+  ALERT_MAPPINGS,
+  dailyIndexTemplate,
+  INDICATOR_MAPPINGS,
+  SEARCH_FIELDS,
+  THREAT_MAPPINGS,
+} from './index-mappings.js';
 import { foldSightings, readHistory } from './indicator-history.js';
 import { RefreshTracker } from './refresh-tracker.js';
 import { deleteExpiredIndices, PeriodicSweep } from './retention.js';
@@ -468,6 +474,13 @@ export class SearchIndexStorage implements ThreatStorage {
     }
     for (const key of DOCUMENT_INDEX_KEYS) {
       await runRequest('connect', key, () => this.client.indices.putIndexTemplate(dailyIndexTemplate(indices[key])));
+      // Daily indices made under an earlier template (the alias holds only those) gain the fields added since.
+      await runRequest('connect', key, () =>
+        this.client.indices.putMapping(
+          { index: indices[key], properties: THREAT_MAPPINGS.properties ?? {} },
+          { ignore: [404] },
+        ),
+      );
     }
     await this.#ensureIndex('indicators', INDICATOR_MAPPINGS);
     await this.#ensureIndex('alerts', ALERT_MAPPINGS);
@@ -492,6 +505,10 @@ export class SearchIndexStorage implements ThreatStorage {
         { target: key, isRetryable: false },
       );
     }
+    // An index made by an earlier version gains the fields added since (adding fields is all a mapping update may do).
+    await runRequest('connect', key, () =>
+      this.client.indices.putMapping({ index, properties: mappings.properties ?? {} }),
+    );
   }
 
   #bulkDocument(key: string, source: unknown, time: number, id?: string) {
