@@ -1,6 +1,6 @@
 import { ClientSecretCredential } from '@azure/identity';
 import { type RunningSentinelEmulator, startSentinelEmulator } from '@threatlib/cloud-emulator';
-import { ConfigurationError, ManualClock, ValidationError } from '@threatlib/core';
+import { ConfigurationError, ManualClock, parseIndicator, toStixPattern, ValidationError } from '@threatlib/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CloudError } from '../errors/cloud-error.js';
 import { CloudSiemIntegration } from './cloud-siem-integration.js';
@@ -119,6 +119,27 @@ describe('CloudSiemIntegration through the STIX objects upload API', () => {
     await expect(s.createIndicator({ ...ip(5), pattern: '[ipv4-addr:value =' })).rejects.toThrow(
       /Sentinel refused STIX object .*Error for Property=pattern/,
     );
+  });
+
+  it("takes core's patterns of every indicator type, hostile values too, and names each by its value", async () => {
+    const s = sentinel();
+    const values = [
+      parseIndicator('198.51.100.9', 'ipv4'),
+      parseIndicator('2001:DB8::9', 'ipv6'),
+      parseIndicator('Bücher.de', 'domain'),
+      parseIndicator("http://evil.com/it's\\here?q=']&x=\u00e9", 'url'),
+      parseIndicator("o'brien+x@evil.com", 'email'),
+      parseIndicator('d41d8cd98f00b204e9800998ecf8427e', 'md5'),
+      parseIndicator('da39a3ee5e6b4b0d3255bfef95601890afd80709', 'sha1'),
+      parseIndicator('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', 'sha256'),
+    ];
+    const results = await s.createIndicators(
+      values.map((v) => ({ pattern: toStixPattern(v), labels: ["it's", 'a\\b'], confidence: 50, threatTypes: [] })),
+    );
+    expect(results.filter((r) => !r.ok)).toEqual([]);
+    const stored = [...emulator.sentinel.objects.values()].map((o) => o.object);
+    expect(stored.map((o) => o.name)).toEqual(values.map((v) => v.value));
+    expect(stored.map((o) => o.pattern)).toEqual(values.map((v) => toStixPattern(v)));
   });
 
   it('sends at most 100 objects per request', async () => {
