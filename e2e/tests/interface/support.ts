@@ -3,14 +3,14 @@
 // plugins and log webhooks, and waits with deadlines. The examples are in the *.test.ts files beside this one, a file
 // per part of the document: client (1, 6.1, 7, 8.1), plugin (4.2 registerIntegration), vault, config-sources (8.2),
 // rest-server (4.1, 5, 8), queue (2.5, 4.2), storage (2.5, 4.2: the document store), search-index (2.5, 4.2, 5:
-// the search index) and cloud (2.5, 4.2, 5: CloudIntegration).
+// the search index), cloud (2.5, 4.2, 5: CloudIntegration) and siem (2.1–2.4, 2.6, 4.2, 5, 7.2: SIEMConnector on
+// each production platform, integrations.siem; 8.1: enterprise.siemIntegration).
 //
 // Not here yet, because their packages do not exist yet; each issue adds its examples when it adds the package:
-// SIEMConnector, the case and enriched-indicator records, testConnection() and integrations.siem (2.3, 2.4, 2.6, 4.2,
-// 7.2): issue 14, @threatlib/siem. WebhookManager, the webhook event names and integrations.webhooks (4.2, 5, 6.2):
-// issue 15, @threatlib/webhooks. CloudSiemIntegration (2.5, 4.2, 5): issue 17, @threatlib/cloud (its Azure half).
-// enterprise.siemIntegration (8.1): issue 14. The browser options of 8.1 (browser, the browser storage, pwa) arrive
-// with the browser build, which no issue schedules yet; until then core accepts them only at their defaults.
+// WebhookManager, the webhook event names and integrations.webhooks (4.2, 5, 6.2): issue 15, @threatlib/webhooks.
+// CloudSiemIntegration (2.5, 4.2, 5): issue 17, @threatlib/cloud (its Azure half). The browser options of 8.1
+// (browser, the browser storage, pwa) arrive with the browser build, which no issue schedules yet; until then core
+// accepts them only at their defaults.
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
