@@ -102,6 +102,7 @@ export interface StixIndicatorObject {
  */
 export function toStixIndicatorObject(indicator: ResolvedSentinelIndicator, now: Date): StixIndicatorObject {
   const at = now.toISOString();
+  const name = indicator.name ?? nameOf(indicator.pattern);
   return {
     type: 'indicator',
     spec_version: '2.1',
@@ -109,8 +110,9 @@ export function toStixIndicatorObject(indicator: ResolvedSentinelIndicator, now:
     created_by_ref: THREATLIB_STIX_IDENTITY.id,
     created: at,
     modified: at,
-    name: indicator.name ?? nameOf(indicator.pattern),
-    ...(indicator.description === undefined ? {} : { description: indicator.description }),
+    name,
+    // STIX 2.1 (4.7): an indicator SHOULD have both a name and a description.
+    description: indicator.description ?? `Threat indicator ${name}, published by threatlib.`,
     ...(indicator.threatTypes.length === 0 ? {} : { indicator_types: indicator.threatTypes }),
     pattern: indicator.pattern,
     pattern_type: 'stix',
