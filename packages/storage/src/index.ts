@@ -37,6 +37,7 @@ export {
   type SearchIndexStats,
   SearchIndexStorage,
   type SearchResult,
+  type StoredCampaignDocument,
 } from './search-index/search-index-storage.js';
 export {
   checkSearch,

@@ -4,10 +4,10 @@ import type { estypes } from '@elastic/elasticsearch';
 export type FieldKind = 'keyword' | 'number' | 'date';
 
 /**
- * The fields of a threat or campaign document that queries may name, with their kind: the documented search-index
- * document, the campaign a document belongs to, and when a stored threat record expires.
+ * The fields of a threat document that queries may name, with their kind: the documented search-index document, the
+ * campaign a document belongs to, and when a stored threat record expires.
  */
-export const SEARCH_FIELDS: Readonly<Record<string, FieldKind>> = Object.freeze({
+export const THREAT_FIELDS: Readonly<Record<string, FieldKind>> = Object.freeze({
   indicator: 'keyword',
   threat_type: 'keyword',
   confidence: 'number',
@@ -17,8 +17,22 @@ export const SEARCH_FIELDS: Readonly<Record<string, FieldKind>> = Object.freeze(
   expires_at: 'date',
 });
 
+/** The fields of a campaign record that queries may name, with their kind. */
+export const CAMPAIGN_FIELDS: Readonly<Record<string, FieldKind>> = Object.freeze({
+  campaign: 'keyword',
+  status: 'keyword',
+  'shared_by.kind': 'keyword',
+  'shared_by.value': 'keyword',
+  indicators: 'keyword',
+  indicator_count: 'number',
+  first_seen: 'date',
+  last_seen: 'date',
+  sources: 'keyword',
+  expires_at: 'date',
+});
+
 /**
- * The mapping of the daily threat and campaign indices. `dynamic: 'strict'`: a field the mapping does not name is
+ * The mapping of the daily threat indices. `dynamic: 'strict'`: a field the mapping does not name is
  * refused (with Elasticsearch's reason) rather than kept unsearchable, so a misspelt field never goes unnoticed.
  * `results` (the scan or correlation result of a stored threat record) and `extra` (a record's other fields) are kept
  * in `_source` as given and not indexed, so any shape is fine there.
@@ -37,6 +51,25 @@ export const THREAT_MAPPINGS: estypes.MappingTypeMapping = {
     ttl: { type: 'double', index: false },
     results: { type: 'object', enabled: false },
     extra: { type: 'object', enabled: false },
+  },
+};
+
+/**
+ * The mapping of the campaigns index: one record per campaign (its `_id` a hash of the campaign id), grown by every
+ * report of the campaign and kept until `expires_at`.
+ */
+export const CAMPAIGN_MAPPINGS: estypes.MappingTypeMapping = {
+  dynamic: 'strict',
+  properties: {
+    campaign: { type: 'keyword' },
+    status: { type: 'keyword' },
+    shared_by: { properties: { kind: { type: 'keyword' }, value: { type: 'keyword' } } },
+    indicators: { type: 'keyword' },
+    indicator_count: { type: 'integer' },
+    first_seen: { type: 'date' },
+    last_seen: { type: 'date' },
+    sources: { type: 'keyword' },
+    expires_at: { type: 'date' },
   },
 };
 

@@ -140,6 +140,63 @@ describeWithElasticsearch('SearchIndexStorage on Elasticsearch', () => {
     expect(await storage.search('campaigns', { match_all: {} })).toEqual({ total: 0, totalIsExact: true, hits: [] });
   });
 
+  it('campaigns: one record per campaign, searchable on its fields, never returned once expired', async () => {
+    const clock = new ManualClock(Date.parse('2026-03-01T12:00:00Z'));
+    const { storage } = open('campaigns', {}, { clock });
+    const report = (campaign: string, value: string, indicators: string[], lastSeen: string) => ({
+      campaign,
+      status: 'formed' as const,
+      sharedBy: { kind: 'malwareFamily', value },
+      indicators,
+      indicatorCount: indicators.length,
+      firstSeen: '2026-03-01T09:00:00Z',
+      lastSeen,
+      sources: ['feed_otx'],
+    });
+    await storage.recordCampaigns(
+      [
+        report('cmp_emotet', 'Emotet', ['a.example', 'b.example', 'c.example'], '2026-03-01T11:00:00Z'),
+        report('cmp_qakbot', 'Qakbot', ['d.example', 'e.example', 'f.example'], '2026-03-01T10:00:00Z'),
+      ],
+      { ttl: 3_600 },
+    );
+    await storage.recordCampaigns(
+      [
+        {
+          ...report('cmp_emotet', 'Emotet', ['g.example'], '2026-03-01T11:30:00Z'),
+          status: 'grown',
+          indicatorCount: 4,
+        },
+      ],
+      {
+        ttl: 3_600,
+      },
+    );
+
+    const emotet = await storage.search('campaigns', { term: { 'shared_by.value': 'Emotet' } });
+    expect(emotet.hits.map((h) => h.document)).toEqual([
+      {
+        campaign: 'cmp_emotet',
+        status: 'grown',
+        shared_by: { kind: 'malwareFamily', value: 'Emotet' },
+        indicators: ['a.example', 'b.example', 'c.example', 'g.example'],
+        indicator_count: 4,
+        first_seen: '2026-03-01T09:00:00.000Z',
+        last_seen: '2026-03-01T11:30:00.000Z',
+        sources: ['feed_otx'],
+        expires_at: '2026-03-01T12:30:00.000Z',
+      },
+    ]);
+    // Newest last_seen first; cmp_qakbot expired at 11:00 (last seen 10:00, kept an hour): not returned.
+    expect((await storage.search('campaigns', { terms: { indicators: ['a.example', 'd.example'] } })).total).toBe(1);
+    expect(await storage.campaign('cmp_qakbot')).toBeUndefined();
+    await expect(storage.search('campaigns', { term: { indicator: 'a.example' } })).rejects.toThrow(
+      /term\.indicator: "indicator" is not a field of this index/,
+    );
+    // The sweep deletes the expired record.
+    expect(await storage.sweepExpired()).toBe(1);
+  });
+
   it('a bulk with one document Elasticsearch refuses reports it with the reason; the others are indexed', async () => {
     const { storage, indices } = open('refused');
     await storage.start();
@@ -205,7 +262,10 @@ describeWithElasticsearch('SearchIndexStorage on Elasticsearch', () => {
       '[2].@timestamp',
     ]);
     await expect(storage.index('alerts' as never, { indicator: 'a', '@timestamp': new Date() })).rejects.toThrow(
-      /^Invalid index key: indexKey: expected "threats" or "campaigns", got "alerts"/,
+      'Invalid index key: indexKey: expected "threats", got "alerts"',
+    );
+    await expect(storage.index('campaigns' as never, { indicator: 'a', '@timestamp': new Date() })).rejects.toThrow(
+      /"campaigns" keeps one record per campaign, made from campaign reports \(recordCampaigns\)/,
     );
     expect(requests.sent).toBe(0);
   });
@@ -241,7 +301,8 @@ describeWithElasticsearch('SearchIndexStorage on Elasticsearch', () => {
     const { storage, indices } = open('retention', { retentionDays: 30, sweepIntervalMs: DAY }, { clock });
     const base = indices.threats;
     const names = ['2026.02.27', '2026.02.28', '2026.03.01', '2026.03.02', '2026.03.31'].map((d) => `${base}-${d}`);
-    for (const name of [...names, `${base}-archive`, `${indices.campaigns}-2026.01.15`]) {
+    const notOurs = `${indices.campaigns}-2026.01.15`;
+    for (const name of [...names, `${base}-archive`, notOurs]) {
       expect((await elasticsearch('PUT', `/${name}`)).status).toBe(200);
     }
 
@@ -253,7 +314,7 @@ describeWithElasticsearch('SearchIndexStorage on Elasticsearch', () => {
       `${base}-2026.03.31`,
       `${base}-archive`,
     ]);
-    expect(await dailyIndices(indices.campaigns)).toEqual([]);
+    expect(await dailyIndices(indices.campaigns)).toEqual([notOurs]);
 
     // A day later the sweep runs on its own and March 1st goes; the next day, March 2nd.
     await clock.advance(DAY);

@@ -8,24 +8,30 @@ import {
   systemClock,
   ValidationError,
 } from '@threatlib/core';
+import { parseCampaignReports } from '../contract/campaign-schema.js';
 import { parseSightings } from '../contract/sighting-schema.js';
 import type {
+  CampaignReport,
   IndicatorHistory,
   IndicatorSighting,
+  StoredCampaign,
   StoredThreat,
   StoredThreatInput,
   ThreatStorage,
 } from '../contract/threat-storage.js';
 import { StorageError, type StorageOperation } from '../errors/storage-error.js';
 import { BulkIndexer, type BulkIndexerStats, type IndexedDocument } from './bulk-indexer.js';
+import { type CampaignSource, foldCampaignReports, readCampaign } from './campaign-records.js';
 import { dailyIndexName } from './daily-index.js';
 import { DocumentIds } from './document-id.js';
 import { DocumentRejectedError, describeFailure, runRequest } from './elasticsearch-errors.js';
 import {
   ALERT_MAPPINGS,
+  CAMPAIGN_FIELDS,
+  CAMPAIGN_MAPPINGS,
   dailyIndexTemplate,
   INDICATOR_MAPPINGS,
-  SEARCH_FIELDS,
+  THREAT_FIELDS,
   THREAT_MAPPINGS,
 } from './index-mappings.js';
 import { foldSightings, readHistory } from './indicator-history.js';
@@ -53,10 +59,19 @@ export interface SearchIndexRuntime {
   clientOptions?: Omit<ClientOptions, 'node' | 'nodes' | 'auth'>;
 }
 
-/** The index keys `index` and `search` take: the documented `indices`. */
+/** The index keys `search` takes: the documented `indices`. `index` takes `threats`. */
 export const DOCUMENT_INDEX_KEYS = ['threats', 'campaigns'] as const;
 /** One of {@link DOCUMENT_INDEX_KEYS}. */
 export type DocumentIndexKey = (typeof DOCUMENT_INDEX_KEYS)[number];
+
+/** What a search of each index key may name, and what it sorts by unless told. */
+const SEARCHABLE = {
+  threats: { fields: THREAT_FIELDS, newestFirstBy: '@timestamp' },
+  campaigns: { fields: CAMPAIGN_FIELDS, newestFirstBy: 'last_seen' },
+} as const;
+
+/** A campaign record as `search('campaigns', ...)` gives it back. */
+export type StoredCampaignDocument = CampaignSource;
 
 /** A document of a bulk that was not indexed, and why. */
 export interface BulkIndexFailure {
@@ -79,19 +94,19 @@ export interface BulkIndexReport {
 }
 
 /** One document a search found. */
-export interface SearchHit {
-  /** The daily index it is in. */
+export interface SearchHit<Document = StoredSearchDocument & Record<string, unknown>> {
+  /** The index it is in (a daily index for threats). */
   index: string;
   id: string;
-  document: StoredSearchDocument & Record<string, unknown>;
+  document: Document;
 }
 
 /** What `search` resolves to. */
-export interface SearchResult {
+export interface SearchResult<Document = StoredSearchDocument & Record<string, unknown>> {
   /** Documents that match (a lower bound when `totalIsExact` is false: Elasticsearch stops counting at 10,000). */
   total: number;
   totalIsExact: boolean;
-  hits: SearchHit[];
+  hits: SearchHit<Document>[];
 }
 
 /** What the store counts: the bulk indexer's figures and the retention sweeps'. */
@@ -104,13 +119,14 @@ export interface SearchIndexStats extends BulkIndexerStats {
 const SWEEP_PAGE = 1_000;
 
 /**
- * The search index: threat and campaign documents, indicator histories and the client's alerts in Elasticsearch 8, on
+ * The search index: threat documents, campaigns, indicator histories and the client's alerts in Elasticsearch 8, on
  * the official `@elastic/elasticsearch` client.
  *
- * `threats` and `campaigns` are kept in daily indices (`<name>-YYYY.MM.DD`, by the document's `@timestamp` in UTC)
- * that an index template made at start gives an explicit, strict mapping and the alias `<name>`, which searches go
- * through. A daily index is deleted once its whole day is more than `retentionDays` old: by a sweep at start and
- * every `sweepIntervalMs` (no ILM or delete-by-query needed). Documents are sent in bulk requests by the client's
+ * `threats` are kept in daily indices (`<name>-YYYY.MM.DD`, by the document's `@timestamp` in UTC) that an index
+ * template made at start gives an explicit, strict mapping and the alias `<name>`, which searches go through. A daily
+ * index is deleted once its whole day is more than `retentionDays` old: by a sweep at start and every
+ * `sweepIntervalMs` (no ILM or delete-by-query needed). `campaigns` is one index with a record per campaign, grown by
+ * every report of it (`recordCampaigns`) and kept `ttl` after it was last seen. Documents are sent in bulk requests by the client's
  * bulk helper, batched by count, bytes and time; a document Elasticsearch refuses is reported with its reason. A
  * search is a small, checked part of the query DSL (see `checkSearch`): scripts and anything else off the allowlist
  * are refused before anything is sent.
@@ -184,7 +200,8 @@ export class SearchIndexStorage implements ThreatStorage {
       logger: this.#logger,
       sweep: async (now) => {
         await this.#deleteOldIndices(now);
-        await this.#deleteExpiredThreats(now);
+        await this.#deleteExpired('threats', now);
+        await this.#deleteExpired('campaigns', now);
       },
     });
     this.alerts = new SearchAlertStore({
@@ -199,8 +216,8 @@ export class SearchIndexStorage implements ThreatStorage {
   }
 
   /**
-   * Checks that the cluster answers (`_cluster/health`) with these credentials, puts the index templates of
-   * `threats` and `campaigns`, makes the `indicators` and `alerts` indices, and runs the first retention sweep.
+   * Checks that the cluster answers (`_cluster/health`) with these credentials, puts the index template of the daily
+   * `threats` indices, makes the `campaigns`, `indicators` and `alerts` indices, and runs the first retention sweep.
    * Calling it again does nothing; the first call of any other method calls it.
    *
    * @throws {StorageError} when the cluster cannot be reached, refuses the credentials, or a configured name is taken
@@ -259,16 +276,16 @@ export class SearchIndexStorage implements ThreatStorage {
   }
 
   /**
-   * Indexes a search-index document (`{indicator, threat_type, confidence, sources, '@timestamp'}`) into the daily
-   * index of its `@timestamp`. It goes out in the next bulk request (within `flushIntervalMs`); resolves once
+   * Indexes a search-index threat document (`{indicator, threat_type, confidence, sources, '@timestamp'}`) into the
+   * daily `threats` index of its `@timestamp` (campaigns are kept from campaign reports: `recordCampaigns`). It goes out in the next bulk request (within `flushIntervalMs`); resolves once
    * Elasticsearch acknowledged it, with the index and id it got.
    *
    * @throws {ValidationError} naming each field that is wrong (nothing is sent).
    * @throws {DocumentRejectedError} when Elasticsearch refused the document, with its reason.
    * @throws {StorageError} when it could not be sent (after the retries) or too many documents are waiting.
    */
-  async index(indexKey: DocumentIndexKey, document: SearchDocument): Promise<IndexedDocument> {
-    const key = documentIndexKey(indexKey);
+  async index(indexKey: 'threats', document: SearchDocument): Promise<IndexedDocument> {
+    const key = threatsIndexKey(indexKey);
     const prepared = prepareSearchDocument(document);
     await this.start();
     const [promise] = this.#bulk.add([this.#bulkDocument(key, prepared.source, prepared.time)]);
@@ -283,8 +300,8 @@ export class SearchIndexStorage implements ThreatStorage {
    * @throws {ValidationError} `Invalid search-index documents: [i].<field>: <reason>; ...` naming every problem.
    * @throws {StorageError} when more than `maxQueued` documents would be waiting.
    */
-  async indexMany(indexKey: DocumentIndexKey, documents: readonly SearchDocument[]): Promise<BulkIndexReport> {
-    const key = documentIndexKey(indexKey);
+  async indexMany(indexKey: 'threats', documents: readonly SearchDocument[]): Promise<BulkIndexReport> {
+    const key = threatsIndexKey(indexKey);
     if (!Array.isArray(documents)) {
       throw new ValidationError('search-index documents', [{ path: '(root)', message: 'expected an array' }]);
     }
@@ -329,10 +346,12 @@ export class SearchIndexStorage implements ThreatStorage {
   }
 
   /**
-   * Searches the documents of `threats` or `campaigns` (every daily index, through the alias) with a checked query:
-   * `term`, `terms`, `range`, `exists`, `match_all` and `bool` on the mapped fields (`indicator`, `threat_type`,
-   * `confidence`, `sources`, `@timestamp`, `campaign`, `expires_at`). Newest first unless `sort` says otherwise. Sees
-   * every document this store acknowledged.
+   * Searches the documents of `threats` (every daily index, through the alias) or the records of `campaigns` with a
+   * checked query: `term`, `terms`, `range`, `exists`, `match_all` and `bool` on the mapped fields (threats:
+   * `indicator`, `threat_type`, `confidence`, `sources`, `@timestamp`, `campaign`, `expires_at`; campaigns:
+   * `campaign`, `status`, `shared_by.kind`, `shared_by.value`, `indicators`, `indicator_count`, `first_seen`,
+   * `last_seen`, `sources`, `expires_at`). Newest first unless `sort` says otherwise. Never returns an expired threat
+   * record or campaign; sees every document this store acknowledged.
    *
    * @example
    * ```ts
@@ -343,15 +362,29 @@ export class SearchIndexStorage implements ThreatStorage {
    *
    * @throws {ValidationError} `Invalid search query: <path>: <reason>` for anything off the allowlist (nothing sent).
    */
-  async search(indexKey: DocumentIndexKey, query?: SearchQuery, options: SearchOptions = {}): Promise<SearchResult> {
-    const key = documentIndexKey(indexKey);
-    const checked = checkSearch(query, options, SEARCH_FIELDS, this.options.maxResults);
+  search(indexKey: 'threats', query?: SearchQuery, options?: SearchOptions): Promise<SearchResult>;
+  search(
+    indexKey: 'campaigns',
+    query?: SearchQuery,
+    options?: SearchOptions,
+  ): Promise<SearchResult<StoredCampaignDocument>>;
+  async search(
+    indexKey: DocumentIndexKey,
+    query?: SearchQuery,
+    options: SearchOptions = {},
+  ): Promise<SearchResult<object>> {
+    const key = searchIndexKey(indexKey);
+    const { fields, newestFirstBy } = SEARCHABLE[key];
+    const checked = checkSearch(query, options, fields, this.options.maxResults, newestFirstBy);
     await this.start();
     await this.#refresh.beforeSearch(key);
+    const now = new Date(this.#clock.now()).toISOString();
     const answer = await runRequest('search', key, () =>
-      this.client.search<StoredSearchDocument & Record<string, unknown>>({
+      this.client.search<Record<string, unknown>>({
         index: this.options.indices[key],
         ...checked,
+        // Expired threat records and campaigns are never returned (documents without an expiry always are).
+        query: { bool: { filter: [checked.query], must_not: [{ range: { expires_at: { lte: now } } }] } },
         ignore_unavailable: true,
         allow_no_indices: true,
       }),
@@ -363,7 +396,7 @@ export class SearchIndexStorage implements ThreatStorage {
       hits: answer.hits.hits.map((hit) => ({
         index: hit._index,
         id: hit._id as string,
-        document: hit._source as StoredSearchDocument & Record<string, unknown>,
+        document: hit._source as Record<string, unknown>,
       })),
     };
   }
@@ -447,10 +480,40 @@ export class SearchIndexStorage implements ThreatStorage {
     return readHistory(this.client, this.options.indices.indicators, indicator);
   }
 
-  /** Deletes the threat records expired by now (the store's clock); resolves with how many. */
+  /** Deletes the threat records and campaigns expired by now (the store's clock); resolves with how many. */
   async sweepExpired(): Promise<number> {
     await this.start();
-    return this.#deleteExpiredThreats(this.#clock.now());
+    const now = this.#clock.now();
+    return (await this.#deleteExpired('threats', now)) + (await this.#deleteExpired('campaigns', now));
+  }
+
+  /**
+   * Folds campaign reports into one record per campaign id in `campaigns`: indicators and sources accumulate,
+   * `firstSeen` keeps the earliest, `lastSeen` and `indicatorCount` the largest, `status` becomes `grown` for good;
+   * kept `ttl` seconds after its latest `lastSeen`. Folding a report again changes nothing (a retried batch). No
+   * scripts: real-time reads and conditional writes, retried on a race.
+   *
+   * @throws {ValidationError} `Invalid campaign reports: [i].<field>: <reason>` before anything is sent.
+   */
+  async recordCampaigns(reports: readonly CampaignReport[], options: { ttl: number }): Promise<void> {
+    const ttl = options?.ttl;
+    if (typeof ttl !== 'number' || !(ttl > 0) || !Number.isFinite(ttl)) {
+      throw new ValidationError('campaign options', [
+        { path: 'ttl', message: 'expected the seconds to keep a campaign, more than 0' },
+      ]);
+    }
+    const parsed = parseCampaignReports(reports);
+    if (parsed.length === 0) return;
+    await this.start();
+    await foldCampaignReports(this.client, this.options.indices.campaigns, parsed, ttl);
+    this.#refresh.written('campaigns');
+  }
+
+  /** The campaign kept under `id` (read in real time), unless there is none or it has expired by the store's clock. */
+  async campaign(id: string): Promise<StoredCampaign | undefined> {
+    if (typeof id !== 'string' || id.length === 0) return undefined;
+    await this.start();
+    return readCampaign(this.client, this.options.indices.campaigns, id, this.#clock.now());
   }
 
   // --- internals ---------------------------------------------------------------------------------------------------
@@ -458,30 +521,29 @@ export class SearchIndexStorage implements ThreatStorage {
   async #prepare(): Promise<void> {
     const { indices } = this.options;
     await runRequest('connect', undefined, () => this.client.cluster.health({}));
-    // The alias of each daily kind must be free: an index under that name would make every daily index fail.
-    for (const key of DOCUMENT_INDEX_KEYS) {
-      const taken = await runRequest('connect', key, () =>
-        this.client.indices.resolveIndex({ name: indices[key], expand_wildcards: 'all' }, { ignore: [404] }),
-      );
-      if ((taken.indices ?? []).some((index) => index.name === indices[key])) {
-        throw new StorageError(
-          'elasticsearch',
-          'connect',
-          `indices.${key}: "${indices[key]}" is an existing index; the store keeps ${key} in daily indices "${indices[key]}-YYYY.MM.DD" under the alias "${indices[key]}", so that name must be free (pick another, or delete that index)`,
-          { target: key, isRetryable: false },
-        );
-      }
-    }
-    for (const key of DOCUMENT_INDEX_KEYS) {
-      await runRequest('connect', key, () => this.client.indices.putIndexTemplate(dailyIndexTemplate(indices[key])));
-      // Daily indices made under an earlier template (the alias holds only those) gain the fields added since.
-      await runRequest('connect', key, () =>
-        this.client.indices.putMapping(
-          { index: indices[key], properties: THREAT_MAPPINGS.properties ?? {} },
-          { ignore: [404] },
-        ),
+    // The alias of the daily threat indices must be free: an index under that name would make every one of them fail.
+    const taken = await runRequest('connect', 'threats', () =>
+      this.client.indices.resolveIndex({ name: indices.threats, expand_wildcards: 'all' }, { ignore: [404] }),
+    );
+    if ((taken.indices ?? []).some((index) => index.name === indices.threats)) {
+      throw new StorageError(
+        'elasticsearch',
+        'connect',
+        `indices.threats: "${indices.threats}" is an existing index; the store keeps threats in daily indices "${indices.threats}-YYYY.MM.DD" under the alias "${indices.threats}", so that name must be free (pick another, or delete that index)`,
+        { target: 'threats', isRetryable: false },
       );
     }
+    await runRequest('connect', 'threats', () =>
+      this.client.indices.putIndexTemplate(dailyIndexTemplate(indices.threats)),
+    );
+    // Daily indices made under an earlier template (the alias holds only those) gain the fields added since.
+    await runRequest('connect', 'threats', () =>
+      this.client.indices.putMapping(
+        { index: indices.threats, properties: THREAT_MAPPINGS.properties ?? {} },
+        { ignore: [404] },
+      ),
+    );
+    await this.#ensureIndex('campaigns', CAMPAIGN_MAPPINGS);
     await this.#ensureIndex('indicators', INDICATOR_MAPPINGS);
     await this.#ensureIndex('alerts', ALERT_MAPPINGS);
     if (this.#stopped) throw this.#stoppedError('connect');
@@ -489,7 +551,7 @@ export class SearchIndexStorage implements ThreatStorage {
   }
 
   /** Makes a single index with its mapping, or checks that the one there was made by threatlib for this purpose. */
-  async #ensureIndex(key: 'indicators' | 'alerts', mappings: estypes.MappingTypeMapping): Promise<void> {
+  async #ensureIndex(key: 'campaigns' | 'indicators' | 'alerts', mappings: estypes.MappingTypeMapping): Promise<void> {
     const index = this.options.indices[key];
     const meta = { managed_by: 'threatlib', kind: key };
     await runRequest('connect', key, () =>
@@ -523,7 +585,7 @@ export class SearchIndexStorage implements ThreatStorage {
 
   async #deleteOldIndices(now: number): Promise<string[]> {
     const { indices, retentionDays } = this.options;
-    const deleted = await deleteExpiredIndices(this.client, [indices.threats, indices.campaigns], now, retentionDays);
+    const deleted = await deleteExpiredIndices(this.client, [indices.threats], now, retentionDays);
     if (deleted.length > 0) {
       this.#logger.info({ deleted, retentionDays }, `elasticsearch: deleted ${deleted.length} daily index(es)`);
     }
@@ -531,18 +593,18 @@ export class SearchIndexStorage implements ThreatStorage {
   }
 
   /**
-   * Deletes threat records whose `expires_at` has passed: pages of ids found by a search, deleted by id in bulk (the
-   * server may have no delete-by-query). Reads never return them either way.
+   * Deletes the threat records or campaigns whose `expires_at` has passed: pages of ids found by a search, deleted by
+   * id in bulk (the server may have no delete-by-query). Reads never return them either way.
    */
-  async #deleteExpiredThreats(now: number): Promise<number> {
-    const index = this.options.indices.threats;
+  async #deleteExpired(key: 'threats' | 'campaigns', now: number): Promise<number> {
+    const index = this.options.indices[key];
     const before = new Date(now).toISOString();
     let deleted = 0;
     for (;;) {
-      await runRequest('sweep', 'threats', () =>
+      await runRequest('sweep', key, () =>
         this.client.indices.refresh({ index, ignore_unavailable: true, allow_no_indices: true }),
       );
-      const answer = await runRequest('sweep', 'threats', () =>
+      const answer = await runRequest('sweep', key, () =>
         this.client.search({
           index,
           query: { range: { expires_at: { lte: before } } },
@@ -555,13 +617,13 @@ export class SearchIndexStorage implements ThreatStorage {
       );
       const hits = answer.hits.hits;
       if (hits.length === 0) return deleted;
-      const result = await runRequest('sweep', 'threats', () =>
+      const result = await runRequest('sweep', key, () =>
         this.client.bulk({ operations: hits.map((hit) => ({ delete: { _index: hit._index, _id: hit._id } })) }),
       );
       const gone = result.items.filter((item) => item.delete?.result === 'deleted').length;
       deleted += gone;
       if (hits.length < SWEEP_PAGE || gone === 0) {
-        await runRequest('sweep', 'threats', () =>
+        await runRequest('sweep', key, () =>
           this.client.indices.refresh({ index, ignore_unavailable: true, allow_no_indices: true }),
         );
         return deleted;
@@ -575,11 +637,21 @@ export class SearchIndexStorage implements ThreatStorage {
 }
 
 /** `indexKey` when it is `threats` or `campaigns`. */
-function documentIndexKey(indexKey: unknown): DocumentIndexKey {
+function searchIndexKey(indexKey: unknown): DocumentIndexKey {
   if (typeof indexKey === 'string' && (DOCUMENT_INDEX_KEYS as readonly string[]).includes(indexKey)) {
     return indexKey as DocumentIndexKey;
   }
   throw new ValidationError('index key', [
     { path: 'indexKey', message: `expected "threats" or "campaigns", got ${JSON.stringify(indexKey) ?? 'nothing'}` },
   ]);
+}
+
+/** `indexKey` when it is `threats`, the index documents are indexed into. */
+function threatsIndexKey(indexKey: unknown): 'threats' {
+  if (indexKey === 'threats') return indexKey;
+  const message =
+    indexKey === 'campaigns'
+      ? '"campaigns" keeps one record per campaign, made from campaign reports (recordCampaigns); index takes threat documents into "threats"'
+      : `expected "threats", got ${JSON.stringify(indexKey) ?? 'nothing'}`;
+  throw new ValidationError('index key', [{ path: 'indexKey', message }]);
 }

@@ -1,9 +1,9 @@
 import { ValidationError } from '@threatlib/core';
 import { describe, expect, it } from 'vitest';
-import { SEARCH_FIELDS } from './index-mappings.js';
+import { THREAT_FIELDS } from './index-mappings.js';
 import { checkSearch, QUERY_LIMITS } from './search-query.js';
 
-const check = (query: unknown, options: object = {}) => checkSearch(query, options, SEARCH_FIELDS, 1_000);
+const check = (query: unknown, options: object = {}) => checkSearch(query, options, THREAT_FIELDS, 1_000);
 
 function refusal(query: unknown, options: object = {}): ValidationError {
   try {

@@ -20,7 +20,7 @@ export interface SearchOptions {
   size?: number;
   /** Documents to skip (`from` + `size` at most 10,000, Elasticsearch's result window). */
   from?: number;
-  /** Fields to sort by, in order: `[{'@timestamp': 'desc'}]` (the default), `{confidence: 'desc'}` or a field name. */
+  /** Fields to sort by, in order: `{confidence: 'desc'}`, a field name, a list; newest first by default. */
   sort?: string | Record<string, 'asc' | 'desc'> | Array<string | Record<string, 'asc' | 'desc'>>;
 }
 
@@ -271,6 +271,8 @@ export function checkSearch(
   options: SearchOptions = {},
   fields: Readonly<Record<string, FieldKind>>,
   maxResults: number,
+  /** The date field results are sorted by, newest first, when `sort` is not given. */
+  newestFirstBy = '@timestamp',
 ): CheckedSearch {
   const checker = new Checker(fields);
   if (!isPlainObject(options)) {
@@ -289,7 +291,7 @@ export function checkSearch(
   if (!Number.isSafeInteger(from) || from < 0 || from + size > QUERY_LIMITS.maxWindow) {
     checker.refuse('from', `expected a whole number, 0 or more, with from + size at most ${QUERY_LIMITS.maxWindow}`);
   }
-  const sort = checker.sort(options.sort) ?? [{ '@timestamp': { order: 'desc' } }];
+  const sort = checker.sort(options.sort) ?? [{ [newestFirstBy]: { order: 'desc' } }];
   if (checker.issues.length > 0 || built === undefined) throw new ValidationError('search query', checker.issues);
   return { query: built, size, from, sort };
 }
