@@ -2,7 +2,7 @@ import { retryAfter } from '@threatlib/core';
 import { type Dispatcher, request } from 'undici';
 import { BlockedAddressError } from '../network/blocked-address-error.js';
 import type { OutgoingEndpoint } from './outgoing-endpoint.js';
-import { standardWebhooksHeaders } from './standard-webhooks-signature.js';
+import { addStandardWebhooksHeaders } from './standard-webhooks-signature.js';
 
 /** Most bytes of a receiver's answer read (the rest is discarded unread). */
 const MAX_ANSWER_BYTES = 64 * 1024;
@@ -28,7 +28,8 @@ export interface AttemptInput {
   nowMs: number;
   dispatcher: Dispatcher;
   timeoutMs: number;
-  signal: AbortSignal;
+  /** Whether the manager is stopping: a request that fails then was cut short by it (the dispatcher destroyed). */
+  stopping: () => boolean;
 }
 
 /**
@@ -39,28 +40,26 @@ export interface AttemptInput {
 export async function attemptDelivery(input: AttemptInput): Promise<AttemptOutcome> {
   const { endpoint } = input;
   try {
+    const headers: Record<string, string> = { 'user-agent': USER_AGENT, ...endpoint.headers };
+    headers['content-type'] = 'application/json';
+    addStandardWebhooksHeaders(headers, input.messageId, input.nowMs, input.body, endpoint.key);
     const response = await request(endpoint.url, {
       method: 'POST',
-      headers: {
-        'user-agent': USER_AGENT,
-        ...endpoint.headers,
-        'content-type': 'application/json',
-        ...standardWebhooksHeaders(input.messageId, input.nowMs, input.body, endpoint.key),
-      },
+      headers,
       body: input.body,
       dispatcher: input.dispatcher,
       headersTimeout: input.timeoutMs,
       bodyTimeout: input.timeoutMs,
-      signal: input.signal,
     });
     await response.body.dump({ limit: MAX_ANSWER_BYTES }).catch(() => undefined);
     const statusCode = response.statusCode;
     if (statusCode >= 200 && statusCode < 300) return { kind: 'delivered', statusCode };
     if (statusCode === 410) return { kind: 'gone', statusCode };
-    const headers: Record<string, string> = {};
     const given = response.headers['retry-after'];
-    if (given !== undefined) headers['retry-after'] = Array.isArray(given) ? (given[0] ?? '') : given;
-    const wait = retryAfter(headers, input.nowMs);
+    const wait =
+      given === undefined
+        ? undefined
+        : retryAfter({ 'retry-after': Array.isArray(given) ? (given[0] ?? '') : given }, input.nowMs);
     const redirect = statusCode >= 300 && statusCode < 400 ? ' (a redirect: not followed)' : '';
     return {
       kind: 'failed',
@@ -69,7 +68,7 @@ export async function attemptDelivery(input: AttemptInput): Promise<AttemptOutco
       ...(wait === undefined ? {} : { retryAfterMs: wait }),
     };
   } catch (error) {
-    if (input.signal.aborted) return { kind: 'aborted' };
+    if (input.stopping()) return { kind: 'aborted' };
     const blocked = BlockedAddressError.find(error);
     if (blocked) return { kind: 'blocked', error: blocked.message };
     return { kind: 'failed', error: describeFailure(error, input.timeoutMs) };

@@ -58,6 +58,14 @@ interface Delivery {
   first: ((result: DeliveryResult) => void) | undefined;
 }
 
+/** A finished delivery as the history keeps it. */
+interface Finished {
+  entry: OutboxEntry;
+  status: 'delivered' | 'failed';
+  detail: { statusCode?: number; error?: string };
+  finishedAt: number;
+}
+
 /** Attempts of one endpoint: the deliveries due, and how many are under way. */
 interface Lane {
   due: Delivery[];
@@ -84,14 +92,16 @@ export class OutgoingWebhooks {
   readonly #pending = new Map<string, Delivery>();
   /** Deliveries from the outbox whose endpoint is not registered, by endpoint name. */
   readonly #orphans = new Map<string, OutboxEntry[]>();
-  readonly #history: DeliveryRecord[] = [];
+  /** The last finished deliveries, oldest first; made into records only when `deliveries()` asks. */
+  readonly #history: Finished[] = [];
   readonly #stats = new Map<string, Omit<EndpointDeliveryStats, 'pending' | 'disabled'>>();
   /** Outbox writes and attempts under way, awaited by `stop()`. */
   readonly #background = new Set<Promise<unknown>>();
   #agent: Agent | undefined;
   #state: State = 'idle';
   #opening: Promise<void> | undefined;
-  #stopping = new AbortController();
+  #lastOutboxWrite: Promise<void> | undefined;
+  readonly #isStopping = (): boolean => this.#state === 'stopping';
 
   /** @throws {ConfigurationError} `Configuration invalid: <optionsPath>.<option>: ...` naming each invalid option. */
   constructor(options: OutgoingOptions, runtime: OutgoingRuntime) {
@@ -166,7 +176,7 @@ export class OutgoingWebhooks {
         cause: error,
       });
     }
-    await this.#ready();
+    if (this.#state !== 'running') await this.#ready();
     if (this.#pending.size + targets.length > this.options.maxPending) {
       throw new WebhookError(
         'deliver',
@@ -224,7 +234,8 @@ export class OutgoingWebhooks {
       for (const delivery of lane.due.splice(0)) this.#settleFirst(delivery, 'pending');
     }
     const grace = Math.min(this.options.timeoutMs, 5_000);
-    const graceTimer = setTimeout(() => this.#stopping.abort(), grace);
+    // Past the grace, the dispatcher is destroyed: the requests still under way fail, and stay due.
+    const graceTimer = setTimeout(() => void this.#agent?.destroy().catch(() => undefined), grace);
     try {
       while (this.#background.size > 0) await Promise.allSettled([...this.#background]);
     } finally {
@@ -237,7 +248,6 @@ export class OutgoingWebhooks {
     const agent = this.#agent;
     this.#agent = undefined;
     await Promise.allSettled([agent?.close(), this.#outbox.close()]);
-    this.#stopping = new AbortController();
     this.#opening = undefined;
     this.#state = 'idle';
   }
@@ -247,8 +257,12 @@ export class OutgoingWebhooks {
    * by endpoint or status.
    */
   deliveries(filter: { endpoint?: string; status?: DeliveryStatus } = {}): DeliveryRecord[] {
+    const finished = this.#history.map(({ entry, status, detail, finishedAt }) => ({
+      ...this.#record(entry, status, detail),
+      finishedAt: new Date(finishedAt).toISOString(),
+    }));
     const waiting = [...this.#pending.values()].map((delivery) => this.#record(delivery.entry, 'pending'));
-    return [...this.#history, ...waiting].filter(
+    return [...finished, ...waiting].filter(
       (record) =>
         (filter.endpoint === undefined || record.endpoint === filter.endpoint) &&
         (filter.status === undefined || record.status === filter.status),
@@ -324,10 +338,8 @@ export class OutgoingWebhooks {
       const key = outboxKey(endpoint.name, messageId);
       const waiting = this.#pending.get(key);
       if (waiting) return this.#result(waiting.entry, 'pending');
-      return this.#history.find(
-        (record) =>
-          record.endpoint === endpoint.name && record.messageId === messageId && record.status === 'delivered',
-      );
+      const done = this.#history.find((finished) => finished.entry.key === key && finished.status === 'delivered');
+      return done && this.#result(done.entry, done.status, done.detail);
     });
     if (known.every((result) => result !== undefined)) return known as DeliveryResult[];
     return this.trigger(eventName, data, { messageId });
@@ -355,10 +367,8 @@ export class OutgoingWebhooks {
       return this.#finish(entry, 'failed', { error: 'the endpoint answered 410 Gone earlier and is disabled' });
     }
     if (this.#pending.has(entry.key)) return this.#result(entry, 'pending');
-    const written = this.#outbox.put(entry);
-    this.#track(written);
     try {
-      await written;
+      await this.#outbox.put(entry);
     } catch (error) {
       return this.#finish(entry, 'failed', {
         error: `the outbox could not keep it: ${(error as Error)?.message ?? error}`,
@@ -413,36 +423,37 @@ export class OutgoingWebhooks {
       const delivery = lane.due.shift() as Delivery;
       delivery.queued = false;
       lane.running += 1;
-      this.#track(
-        this.#attempt(delivery).finally(() => {
-          lane.running -= 1;
-          this.#pump(endpoint, lane);
-        }),
-      );
+      this.#track(this.#attempt(delivery, endpoint, lane));
     }
   }
 
-  async #attempt(delivery: Delivery): Promise<void> {
-    const { entry } = delivery;
-    const endpoint = this.#endpoints.get(entry.endpoint);
-    if (!endpoint) return;
-    if (endpoint.disabled) {
-      this.#finish(entry, 'failed', { error: 'the endpoint answered 410 Gone and is disabled' }, delivery);
-      return;
+  /** One attempt of `delivery`, then the next due delivery of its lane. */
+  async #attempt(delivery: Delivery, name: string, lane: Lane): Promise<void> {
+    try {
+      const { entry } = delivery;
+      const endpoint = this.#endpoints.get(entry.endpoint);
+      if (!endpoint) return;
+      if (endpoint.disabled) {
+        this.#finish(entry, 'failed', { error: 'the endpoint answered 410 Gone and is disabled' }, delivery);
+        return;
+      }
+      const outcome = await attemptDelivery({
+        endpoint,
+        messageId: entry.messageId,
+        body: entry.body,
+        nowMs: this.#runtime.clock.now(),
+        dispatcher: this.#dispatcher(),
+        timeoutMs: this.options.timeoutMs,
+        stopping: this.#isStopping,
+      });
+      if (outcome.kind === 'aborted') return;
+      entry.attempts += 1;
+      this.#counters(entry.endpoint).attempts += 1;
+      this.#conclude(delivery, endpoint, outcome);
+    } finally {
+      lane.running -= 1;
+      this.#pump(name, lane);
     }
-    const outcome = await attemptDelivery({
-      endpoint,
-      messageId: entry.messageId,
-      body: entry.body,
-      nowMs: this.#runtime.clock.now(),
-      dispatcher: this.#dispatcher(),
-      timeoutMs: this.options.timeoutMs,
-      signal: this.#stopping.signal,
-    });
-    if (outcome.kind === 'aborted') return;
-    entry.attempts += 1;
-    this.#counters(entry.endpoint).attempts += 1;
-    this.#conclude(delivery, endpoint, outcome);
   }
 
   #conclude(delivery: Delivery, endpoint: OutgoingEndpoint, outcome: Exclude<AttemptOutcome, { kind: 'aborted' }>) {
@@ -495,7 +506,7 @@ export class OutgoingWebhooks {
         entry.lastError = outcome.error;
         this.#settleFirst(delivery, 'pending', detail);
         // The attempt count survives a restart; if this write fails the delivery still waits, from its last count.
-        this.#track(this.#outbox.put(entry).catch((error: unknown) => this.#outboxFailed(error)));
+        this.#trackOutbox(this.#outbox.put(entry));
         if (this.#state === 'running') this.#schedule(delivery);
         return;
       }
@@ -509,22 +520,21 @@ export class OutgoingWebhooks {
     detail: { statusCode?: number; error?: string },
     delivery?: Delivery,
   ): DeliveryResult {
-    const result = this.#result(entry, status, detail);
     if (delivery) {
       if (delivery.timer !== undefined) this.#runtime.clock.clearTimeout(delivery.timer);
       delivery.timer = undefined;
       this.#pending.delete(entry.key);
       this.#settleFirst(delivery, status, detail);
-      this.#track(this.#outbox.remove(entry.key).catch((error: unknown) => this.#outboxFailed(error)));
+      this.#trackOutbox(this.#outbox.remove(entry.key));
     }
     const counters = this.#counters(entry.endpoint);
     if (status === 'delivered') counters.delivered += 1;
     else counters.failed += 1;
     if (this.options.history > 0) {
-      this.#history.push({ ...this.#record(entry, status, detail), finishedAt: this.#isoNow() });
+      this.#history.push({ entry, status, detail, finishedAt: this.#runtime.clock.now() });
       if (this.#history.length > this.options.history) this.#history.shift();
     }
-    return result;
+    return this.#result(entry, status, detail);
   }
 
   #settleFirst(delivery: Delivery, status: DeliveryStatus, detail: { statusCode?: number; error?: string } = {}) {
@@ -578,17 +588,29 @@ export class OutgoingWebhooks {
     return this.#agent;
   }
 
+  /** Keeps an attempt until it settles, for `stop()` to await. */
   #track(work: Promise<unknown>): void {
-    const tracked = work.catch(() => undefined);
-    this.#background.add(tracked);
-    void tracked.finally(() => this.#background.delete(tracked));
+    this.#background.add(work);
+    work.then(
+      () => this.#background.delete(work),
+      (error: unknown) => {
+        this.#background.delete(work);
+        this.#runtime.logger.error({ err: error }, 'an outgoing delivery failed unexpectedly');
+      },
+    );
+  }
+
+  /**
+   * Logs an outbox write's failure. Writes that do not gate an attempt are not awaited: the outbox's `close()` writes
+   * what is left. The file outbox hands every line of a batch the same promise, which is followed once.
+   */
+  #trackOutbox(work: Promise<void>): void {
+    if (work === this.#lastOutboxWrite) return;
+    this.#lastOutboxWrite = work;
+    work.catch((error: unknown) => this.#outboxFailed(error));
   }
 
   #outboxFailed(error: unknown): void {
     this.#runtime.logger.error({ err: error }, `the webhook outbox could not be written: ${(error as Error)?.message}`);
-  }
-
-  #isoNow(): string {
-    return new Date(this.#runtime.clock.now()).toISOString();
   }
 }

@@ -12,8 +12,12 @@ const COMPACT_SLACK = 10_000;
 
 type Line = { put: OutboxEntry } | { remove: string };
 
-interface Pending {
-  line: string;
+/** Lines waiting for the next write, and the promise every one of them shares (one per batch, not one per line). */
+interface Batch {
+  lines: string[];
+  /** Entries put in this batch: forgotten again if the batch cannot be written. */
+  puts: OutboxEntry[];
+  written: Promise<void>;
   done: () => void;
   failed: (error: unknown) => void;
 }
@@ -21,7 +25,7 @@ interface Pending {
 /**
  * The default outbox: a journal file (`outbox.jsonl`, one JSON line per put or remove) in a directory of its own.
  * Writes are group-committed: every line queued while the previous write is being flushed goes out in the next
- * write, followed by one fsync, and each `put` resolves once its line is on disk. Opening replays the journal
+ * write, followed by one fsync when it holds a put, and each `put` resolves once its line is on disk. Opening replays the journal
  * (a line torn by a crash is ignored: its put had not resolved) and rewrites it with only the waiting entries,
  * atomically (temporary file, fsync, rename, directory fsync); so does a journal grown long. A lock file keeps a
  * second manager, in this process or another live one, off the directory.
@@ -32,7 +36,9 @@ export class FileOutbox implements WebhookOutbox {
   readonly #entries = new Map<string, OutboxEntry>();
   #handle: Awaited<ReturnType<typeof open>> | undefined;
   #release: (() => Promise<void>) | undefined;
-  #queue: Pending[] = [];
+  #batch: Batch | undefined;
+  #lastBody: string | undefined;
+  #lastBodyJson = '';
   #flushing: Promise<void> | undefined;
   #lines = 0;
   #open = false;
@@ -79,16 +85,20 @@ export class FileOutbox implements WebhookOutbox {
   }
 
   put(entry: OutboxEntry): Promise<void> {
+    if (!this.#open) return this.#closed();
     this.#entries.set(entry.key, entry);
-    return this.#append(JSON.stringify({ put: entry } satisfies Line)).catch((error: unknown) => {
-      if (this.#entries.get(entry.key) === entry) this.#entries.delete(entry.key);
-      throw error;
-    });
+    const batch = this.#next();
+    batch.lines.push(this.#putLine(entry));
+    batch.puts.push(entry);
+    return batch.written;
   }
 
   remove(key: string): Promise<void> {
+    if (!this.#open) return this.#closed();
     if (!this.#entries.delete(key)) return Promise.resolve();
-    return this.#append(JSON.stringify({ remove: key } satisfies Line));
+    const batch = this.#next();
+    batch.lines.push(JSON.stringify({ remove: key } satisfies Line));
+    return batch.written;
   }
 
   async close(): Promise<void> {
@@ -101,38 +111,65 @@ export class FileOutbox implements WebhookOutbox {
     this.#release = undefined;
   }
 
-  #append(line: string): Promise<void> {
-    if (!this.#open) return Promise.reject(new Error(`the outbox in ${this.directory} is not open`));
-    return new Promise<void>((done, failed) => {
-      this.#queue.push({ line, done, failed });
-      this.#flushing ??= this.#flush().finally(() => {
-        this.#flushing = undefined;
-      });
-    });
+  /**
+   * `{"put": entry}` as JSON. The endpoints of one message are put one after the other with the same body: its JSON
+   * (the longest part) is made once for them all.
+   */
+  #putLine(entry: OutboxEntry): string {
+    if (entry.body !== this.#lastBody) {
+      this.#lastBody = entry.body;
+      this.#lastBodyJson = JSON.stringify(entry.body);
+    }
+    const { body, ...rest } = entry;
+    return `{"put":${JSON.stringify(rest).slice(0, -1)},"body":${this.#lastBodyJson}}}`;
   }
 
-  /** Writes the queued lines in batches, one fsync each, until none is left. */
+  #closed(): Promise<void> {
+    return Promise.reject(new Error(`the outbox in ${this.directory} is not open`));
+  }
+
+  /** The batch lines join now, started (with the flush that will write it) if there is none. */
+  #next(): Batch {
+    if (this.#batch) return this.#batch;
+    let done!: () => void;
+    let failed!: (error: unknown) => void;
+    const written = new Promise<void>((resolve, reject) => {
+      done = resolve;
+      failed = reject;
+    });
+    // Nobody may be waiting for a batch of removals only: its failure is handled in the flush, not left unhandled.
+    written.catch(() => undefined);
+    this.#batch = { lines: [], puts: [], written, done, failed };
+    this.#flushing ??= this.#flush();
+    return this.#batch;
+  }
+
+  /** Writes the batches, one write and one fsync each, until none is left. */
   async #flush(): Promise<void> {
     // Let the lines of the current turn (a trigger's fan-out, a burst of triggers) join the first batch.
     await new Promise<void>((resolve) => setImmediate(resolve));
-    while (this.#queue.length > 0) {
-      const batch = this.#queue;
-      this.#queue = [];
+    for (let batch = this.#batch; batch !== undefined; batch = this.#batch) {
+      this.#batch = undefined;
       try {
         const handle = this.#handle;
         if (!handle) throw new Error(`the outbox in ${this.directory} was closed`);
-        const text = `${batch.map((pending) => pending.line).join('\n')}\n`;
+        const text = `${batch.lines.join('\n')}\n`;
         await handle.write(this.#torn ? `\n${text}` : text);
         this.#torn = false;
-        await handle.datasync();
-        this.#lines += batch.length;
-        for (const pending of batch) pending.done();
+        // A removal need not be durable (lost in a crash, it only sends the delivery again, with its id): a batch of
+        // removals only is left to the next put's fsync, which carries it to disk too.
+        if (batch.puts.length > 0) await handle.datasync();
+        this.#lines += batch.lines.length;
+        batch.done();
       } catch (error) {
         this.#torn = true;
-        for (const pending of batch) pending.failed(error);
+        for (const entry of batch.puts) if (this.#entries.get(entry.key) === entry) this.#entries.delete(entry.key);
+        batch.failed(error);
       }
       if (this.#lines > this.#entries.size + COMPACT_SLACK) await this.#compact().catch(() => undefined);
     }
+    // In the same turn as the last look at #batch: a line appended from now on starts a new flush.
+    this.#flushing = undefined;
   }
 
   /** Rewrites the journal with the waiting entries only, atomically, and reopens it for appending. */
