@@ -395,7 +395,10 @@ describe('registerIntegration with methods written as instance fields', () => {
   it('registers a class whose sendAlert and enrichIndicator are arrow-function fields, and it works', async () => {
     class ArrowPlugin {
       readonly sent: string[] = [];
-      constructor(readonly options: { endpoint: string }) {}
+      readonly options: { endpoint: string };
+      constructor(options: { endpoint: string }) {
+        this.options = options;
+      }
       sendAlert = async (alert: Alert) => {
         this.sent.push(`${this.options.endpoint}: ${alert.title}`);
         return { ok: true };

@@ -49,11 +49,11 @@ export function readStixPattern(pattern: string): StixPatternReading {
 }
 
 class PatternSyntaxError extends Error {
-  constructor(
-    message: string,
-    readonly offset: number,
-  ) {
+  readonly offset: number;
+
+  constructor(message: string, offset: number) {
     super(message);
+    this.offset = offset;
   }
 }
 
@@ -172,10 +172,13 @@ const SNIPPET_LENGTH = 80;
 class Parser {
   #at = 0;
 
-  constructor(
-    readonly source: string,
-    readonly tokens: readonly Token[],
-  ) {}
+  readonly source: string;
+  readonly tokens: readonly Token[];
+
+  constructor(source: string, tokens: readonly Token[]) {
+    this.source = source;
+    this.tokens = tokens;
+  }
 
   pattern(): StixPatternPart[] {
     const parts = this.#observationOr();
