@@ -1,6 +1,8 @@
 // bench/siem: 10,000 alerts delivered through SIEMConnector.sendAlerts beside a raw loop doing the same wire work, in
 // one run: to the Splunk HEC emulator (beside an undici loop posting the same HEC events in batches of the same size)
 // and to the real Elasticsearch (beside @elastic/elasticsearch's own bulk helper writing the same ECS documents).
+// Ours runs twice per round: fed the records the client's alert path makes (`records`, what the client delivers) and
+// fed the documented inputs a user writes by hand (`inputs`, validated by the connector).
 // See ../README.md ("siem") for what is measured and how to read it. The Elasticsearch part needs the e2e service:
 //   ./dev services up elasticsearch
 import { fork } from 'node:child_process';
@@ -14,6 +16,10 @@ import { Agent, request } from 'undici';
 const ALERTS = Number(process.env.BENCH_SIEM_ALERTS ?? 10_000);
 const HEC_BATCH = Number(process.env.BENCH_HEC_BATCH ?? 500);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** Which sides run (`BENCH_SIDES=records` runs one alone, for a profiler). */
+const SIDES = (process.env.BENCH_SIDES ?? 'raw,records,inputs').split(',').filter(Boolean);
+/** Which parts run (`splunk`, `elastic`). */
+const PARTS = (process.env.BENCH_PARTS ?? 'splunk,elastic').split(',').filter(Boolean);
 const ES = {
   host: '127.0.0.1',
   port: Number(process.env.BENCH_ES_PORT ?? 19200),
@@ -182,9 +188,21 @@ async function rawSplunk(emulator, records) {
   return { ms, cpuMs, batches };
 }
 
-async function benchSplunk(alerts) {
+/** What each side is fed: the raw side and `records` the client's records, `inputs` the documented inputs. */
+const SIDE_LABELS = {
+  raw: 'raw    ',
+  records: 'records',
+  inputs: 'inputs ',
+};
+
+/** The order of the sides in `round`: rotated each round, so that none always runs on a warmer (or busier) machine. */
+function sidesOf(round) {
+  const shift = round % SIDES.length;
+  return [...SIDES.slice(shift), ...SIDES.slice(0, shift)];
+}
+
+async function benchSplunk(alerts, records) {
   const emulator = await startSplunkEmulator();
-  const records = alerts.map((alert) => normaliseAlert(alert, new Date()));
   const checked = async (side, result) => {
     const received = await emulator.ask('received');
     if (received.events !== alerts.length || received.refused > 0) {
@@ -193,42 +211,47 @@ async function benchSplunk(alerts) {
     await emulator.ask('reset');
     return { ...result, bytes: received.bytes, serverCpuMs: received.cpuMs };
   };
-  // Not counted: one delivery of each, so that both run JIT-compiled code from the first timed round.
-  await checked('warm-up ours', await oursSplunk(emulator, alerts));
-  await checked('warm-up raw', await rawSplunk(emulator, records));
+  const runSide = (side) =>
+    side === 'raw' ? rawSplunk(emulator, records) : oursSplunk(emulator, side === 'records' ? records : alerts);
+  // Not counted: one delivery of each, so that every side runs JIT-compiled code from the first timed round.
+  for (const side of SIDES) await checked(`warm-up ${side}`, await runSide(side));
 
   console.log(
     `Splunk HEC emulator (its own process, HTTPS): ${fmt(ALERTS)} alerts, batches of ${HEC_BATCH}, ${ROUNDS} rounds`,
   );
-  const raw = [];
-  const ours = [];
-  const byCpu = [];
+  const rounds = [];
   for (let round = 0; round < ROUNDS; round += 1) {
-    // Alternate which side goes first, so that neither always runs on a warmer (or busier) machine.
-    const order = round % 2 ? ['ours', 'raw'] : ['raw', 'ours'];
     const result = {};
-    for (const side of order) {
-      result[side] =
-        side === 'ours'
-          ? await checked(side, await oursSplunk(emulator, alerts))
-          : await checked(side, await rawSplunk(emulator, records));
-    }
-    raw.push(rate(ALERTS, result.raw.ms));
-    ours.push(rate(ALERTS, result.ours.ms));
-    const side = (r) =>
-      `${fmt(rate(ALERTS, r.ms))} alerts/s (${r.batches} requests, ${fmt(r.bytes)} B; CPU ms: client ${fmt(r.cpuMs)}, emulator ${fmt(r.serverCpuMs)})`;
-    // With one connection and one request at a time, a run's wall time is at best the client's CPU time plus the
-    // emulator's: this ratio is the one a machine with a core free for each would show, whatever else runs.
+    for (const side of sidesOf(round)) result[side] = await checked(side, await runSide(side));
+    rounds.push(result);
+    // With one request at a time, a run lasts at least its client's CPU time plus the emulator's: the ratio of those
+    // sums is what a machine with a core free for each would show, whatever else runs.
     const cpu = (r) => r.cpuMs + r.serverCpuMs;
-    byCpu.push(cpu(result.raw) / cpu(result.ours));
-    console.log(
-      `  round ${round + 1}: ratio ${(ours[round] / raw[round]).toFixed(2)} (by CPU time: ${byCpu[round].toFixed(2)})`,
-    );
-    console.log(`    raw  ${side(result.raw)}`);
-    console.log(`    ours ${side(result.ours)}`);
+    const ratios = SIDES.filter((side) => side !== 'raw' && result.raw)
+      .map(
+        (side) =>
+          `${side} ${(rate(ALERTS, result[side].ms) / rate(ALERTS, result.raw.ms)).toFixed(2)} ` +
+          `(by CPU time ${(cpu(result.raw) / cpu(result[side])).toFixed(2)})`,
+      )
+      .join(', ');
+    console.log(`  round ${round + 1}${ratios ? `: ours / raw: ${ratios}` : ''}`);
+    for (const side of SIDES) {
+      const r = result[side];
+      console.log(
+        `    ${SIDE_LABELS[side]} ${fmt(rate(ALERTS, r.ms))} alerts/s (${r.batches} requests, ${fmt(r.bytes)} B; ` +
+          `CPU ms: client ${fmt(r.cpuMs)}, emulator ${fmt(r.serverCpuMs)})`,
+      );
+    }
   }
   await emulator.close();
-  return { raw, ours, byCpu };
+  return rounds.map((result) =>
+    Object.fromEntries(
+      Object.entries(result).map(([side, r]) => [
+        side,
+        { rate: rate(ALERTS, r.ms), cpu: r.cpuMs + r.serverCpuMs, clientCpu: r.cpuMs },
+      ]),
+    ),
+  );
 }
 
 // --- Elasticsearch -----------------------------------------------------------------------------------------------
@@ -302,9 +325,8 @@ async function rawElastic(index, records) {
   return { ms, cpuMs, bytes: stats.bytes };
 }
 
-async function benchElastic(alerts) {
+async function benchElastic(alerts, records) {
   const es = esClient();
-  const records = alerts.map((alert) => normaliseAlert(alert, new Date()));
   const indices = [];
   const fresh = async (label) => {
     const index = `threatlib-test-bench-siem-${run}-${label}`;
@@ -318,59 +340,79 @@ async function benchElastic(alerts) {
     await dropIndex(es, index);
     return result;
   };
+  const runSide = async (side, label) => {
+    const index = await fresh(label);
+    const work =
+      side === 'raw' ? rawElastic(index, records) : oursElastic(index, side === 'records' ? records : alerts);
+    return checked(side, index, await work);
+  };
   try {
-    // Not counted: one delivery of each, so that both run JIT-compiled code from the first timed round.
-    const warmOurs = await fresh('warm-ours');
-    await checked('warm-up ours', warmOurs, await oursElastic(warmOurs, alerts));
-    const warmRaw = await fresh('warm-raw');
-    await checked('warm-up raw', warmRaw, await rawElastic(warmRaw, records));
+    // Not counted: one delivery of each, so that every side runs JIT-compiled code from the first timed round.
+    for (const side of SIDES) await runSide(side, `warm-${side}`);
     console.log(`Elasticsearch ${ES.host}:${ES.port} (the e2e service): ${fmt(ALERTS)} alerts, ${ROUNDS} rounds`);
-    const raw = [];
-    const ours = [];
+    const rounds = [];
     for (let round = 0; round < ROUNDS; round += 1) {
-      const order = round % 2 ? ['ours', 'raw'] : ['raw', 'ours'];
       const result = {};
-      for (const side of order) {
-        const index = await fresh(`${round}-${side}`);
-        result[side] = await checked(
-          side,
-          index,
-          side === 'ours' ? await oursElastic(index, alerts) : await rawElastic(index, records),
+      for (const side of sidesOf(round)) result[side] = await runSide(side, `${round}-${side}`);
+      rounds.push(result);
+      const ratios = SIDES.filter((side) => side !== 'raw' && result.raw)
+        .map((side) => `${side} ${(rate(ALERTS, result[side].ms) / rate(ALERTS, result.raw.ms)).toFixed(2)}`)
+        .join(', ');
+      console.log(`  round ${round + 1}${ratios ? `: ours / raw: ${ratios}` : ''}`);
+      for (const side of SIDES) {
+        const r = result[side];
+        const what = side === 'raw' ? `${fmt(r.bytes)} B of _bulk bodies` : `${r.batches} _bulk requests`;
+        console.log(
+          `    ${SIDE_LABELS[side]} ${fmt(rate(ALERTS, r.ms))} alerts/s (${what}; client CPU ${fmt(r.cpuMs)} ms)`,
         );
       }
-      raw.push(rate(ALERTS, result.raw.ms));
-      ours.push(rate(ALERTS, result.ours.ms));
-      console.log(`  round ${round + 1}: ratio ${(ours[round] / raw[round]).toFixed(2)}`);
-      console.log(
-        `    helper ${fmt(raw[round])} alerts/s (${fmt(result.raw.bytes)} B of _bulk bodies; client CPU ${fmt(result.raw.cpuMs)} ms)`,
-      );
-      console.log(
-        `    ours   ${fmt(ours[round])} alerts/s (${result.ours.batches} _bulk requests; client CPU ${fmt(result.ours.cpuMs)} ms)`,
-      );
     }
-    return { raw, ours };
+    return rounds.map((result) =>
+      Object.fromEntries(
+        Object.entries(result).map(([side, r]) => [side, { rate: rate(ALERTS, r.ms), clientCpu: r.cpuMs }]),
+      ),
+    );
   } finally {
     for (const index of indices) await dropIndex(es, index).catch(() => undefined);
     await es.close();
   }
 }
 
-function summary(name, rawName, { raw, ours, byCpu }) {
-  // Each round's two runs are adjacent in time, so the median of the rounds' ratios is less swayed by the machine's
-  // other work than the ratio of the medians (printed beside it).
-  const ratios = ours.map((value, round) => value / raw[round]);
-  console.log(`  median ${rawName.padEnd(32)} ${fmt(median(raw))} alerts/s`);
-  console.log(`  median ${'SIEMConnector.sendAlerts'.padEnd(32)} ${fmt(median(ours))} alerts/s`);
-  console.log(
-    `  ${`${name}: ours / raw`.padEnd(39)} ${median(ratios).toFixed(2)} median of the rounds' ratios, ` +
-      `${(median(ours) / median(raw)).toFixed(2)} of the medians (goal >= 0.80)`,
-  );
-  if (byCpu) console.log(`  ${`${name}: ours / raw by CPU time`.padEnd(39)} ${median(byCpu).toFixed(2)} (median)`);
+/**
+ * The medians of a part's rounds, and for each of ours the median of the rounds' ratios to raw (each round's runs
+ * are adjacent in time, so that ratio is less swayed by the machine's other work than the ratio of the medians,
+ * printed beside it).
+ */
+function summary(name, rawName, rounds) {
+  const names = {
+    raw: rawName,
+    records: 'sendAlerts(client records)',
+    inputs: 'sendAlerts(documented inputs)',
+  };
+  for (const side of SIDES) {
+    console.log(`  median ${names[side].padEnd(32)} ${fmt(median(rounds.map((r) => r[side].rate)))} alerts/s`);
+  }
+  if (!SIDES.includes('raw')) return;
+  for (const side of SIDES.filter((s) => s !== 'raw')) {
+    const ratios = rounds.map((r) => r[side].rate / r.raw.rate);
+    const ofMedians = median(rounds.map((r) => r[side].rate)) / median(rounds.map((r) => r.raw.rate));
+    console.log(
+      `  ${`${name}: ours (${side}) / raw`.padEnd(39)} ${median(ratios).toFixed(2)} median of the rounds' ratios, ` +
+        `${ofMedians.toFixed(2)} of the medians${side === 'records' ? ' (goal >= 0.80)' : ''}`,
+    );
+    // CPU ratios are raw's CPU time over ours: like the rate ratios, above 1 when ours costs less.
+    if (rounds[0]?.raw.cpu !== undefined) {
+      const byCpu = median(rounds.map((r) => r.raw.cpu / r[side].cpu));
+      console.log(`  ${`${name}: ours (${side}) / raw by CPU time`.padEnd(39)} ${byCpu.toFixed(2)} (median)`);
+    }
+    const byClientCpu = median(rounds.map((r) => r.raw.clientCpu / r[side].clientCpu));
+    console.log(`  ${`${name}: ours (${side}) / raw by client CPU`.padEnd(39)} ${byClientCpu.toFixed(2)} (median)`);
+  }
 }
 
 /**
- * What `sendAlerts` does before sending anything, measured apart: core's validation of every alert
- * (`normaliseAlert`), which a raw loop does not do.
+ * What `sendAlerts` does with documented inputs before sending anything, measured apart: core's validation of every
+ * alert (`normaliseAlert`), which the raw loops do not do.
  */
 async function validationAlone(alerts) {
   const runs = [];
@@ -380,23 +422,25 @@ async function validationAlone(alerts) {
   const ms = median(runs.map((r) => r.ms));
   const cpuMs = median(runs.map((r) => r.cpuMs));
   console.log(
-    `Validation alone (core's normaliseAlert of the ${fmt(ALERTS)} alerts, inside sendAlerts): ${fmt(ms)} ms (CPU ${fmt(cpuMs)} ms), median of ${ROUNDS}`,
+    `Validation alone (core's normaliseAlert of the ${fmt(ALERTS)} documented inputs): ${fmt(ms)} ms (CPU ${fmt(cpuMs)} ms), median of ${ROUNDS}`,
   );
 }
 
 async function main() {
   const alerts = documentedAlerts(ALERTS);
-  const splunk = await benchSplunk(alerts);
-  summary('Splunk', 'raw undici loop', splunk);
-  await validationAlone(alerts);
-
+  // What the client's alert path hands on: each input validated once by core (as `client.alerts.add` does).
+  const records = alerts.map((alert) => normaliseAlert(alert, new Date()));
+  if (PARTS.includes('splunk')) {
+    summary('Splunk', 'raw undici loop', await benchSplunk(alerts, records));
+    await validationAlone(alerts);
+  }
+  if (!PARTS.includes('elastic')) return;
   if (!(await portOpen(ES.port))) {
     console.error(`bench/siem needs Elasticsearch on ${ES.host}:${ES.port} for its second part:`);
     console.error('  ./dev services up elasticsearch');
     process.exit(1);
   }
-  const elastic = await benchElastic(alerts);
-  summary('Elasticsearch', 'client.helpers.bulk', elastic);
+  summary('Elasticsearch', 'client.helpers.bulk', await benchElastic(alerts, records));
 }
 
 main().catch((error) => {
