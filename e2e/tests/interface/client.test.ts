@@ -31,8 +31,8 @@ const track = (client: ThreatClient) => {
 
 beforeAll(async () => {
   feeds = await startEmulatedFeeds();
-  // Every feed says malicious about this address; two of them about the second.
-  feeds.emulator.script('198.51.100.23', 'malicious');
+  // Every feed says malicious about this address, on evidence two years old; two of them about the second.
+  feeds.emulator.script('198.51.100.23', { behaviour: 'malicious', ageDays: 730 });
   feeds.emulator.script('198.51.100.24', { behaviour: 'malicious', feeds: ['feed_abuse', 'feed_cti'] });
   feeds.emulator.script('malicious-site.com', 'malicious');
 });
@@ -99,7 +99,7 @@ describe('8.1 strategy and thresholds', () => {
       }),
     );
 
-    // The emulator's evidence is old, so its confidence stays low: too low for defensive, enough for these thresholds.
+    // The evidence is old, so its confidence stays low: too low for defensive, enough for these thresholds.
     expect((await defensive.correlate('198.51.100.23')).isThreat).toBe(false);
     const flagged = await custom.correlate('198.51.100.23');
     expect(flagged).toMatchObject({ isThreat: true, strategy: 'custom' });

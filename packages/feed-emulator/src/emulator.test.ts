@@ -1,5 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type FeedEmulator, type FeedEmulatorOptions, startFeedEmulator } from './emulator.js';
+import {
+  type FeedEmulator,
+  type FeedEmulatorOptions,
+  FIXTURE_REFERENCE_TIMES,
+  startFeedEmulator,
+  VENDORS,
+} from './emulator.js';
+import { shiftDates } from './fixture-dates.js';
 
 let emulator: FeedEmulator | undefined;
 /** The emulator's quota clock, in ms; tests move it instead of sleeping. */
@@ -12,7 +19,7 @@ afterEach(async () => {
 });
 
 async function start(options: FeedEmulatorOptions): Promise<FeedEmulator> {
-  emulator = await startFeedEmulator({ now: () => clock, defaultBehaviour: 'clean', ...options });
+  emulator = await startFeedEmulator({ quotaClock: () => clock, defaultBehaviour: 'clean', ...options });
   return emulator;
 }
 
@@ -222,5 +229,127 @@ describe('portPerFeed', () => {
     await feeds.close();
     emulator = undefined;
     await expect(fetch(feeds.endpoints.feed_scan)).rejects.toThrow();
+  });
+});
+
+describe('dates', () => {
+  const IP = '198.51.100.66';
+  const DAY = 86_400_000;
+  /** Each feed's answer about IP (malicious), as threatlib asks for it. */
+  const askAll = async (feeds: FeedEmulator) => {
+    // biome-ignore lint/suspicious/noExplicitAny: vendor answers are whatever the assertions read.
+    const json = async (response: Promise<Response>) => (await response).json() as Promise<Record<string, any>>;
+    const { endpoints } = feeds;
+    return {
+      feed_abuse: await json(
+        fetch(`${endpoints.feed_abuse}/check?ipAddress=${IP}&verbose`, {
+          headers: { key: 'k', accept: 'application/json' },
+        }),
+      ),
+      feed_cti: await json(fetch(`${endpoints.feed_cti}/smoke/${IP}`, { headers: { 'x-api-key': 'k' } })),
+      feed_otx: await json(
+        fetch(`${endpoints.feed_otx}/indicators/IPv4/${IP}/general`, { headers: { 'x-otx-api-key': 'k' } }),
+      ),
+      feed_urls: await json(
+        fetch(`${endpoints.feed_urls}/host/`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: `host=${IP}`,
+        }),
+      ),
+      feed_scan: await json(fetch(`${endpoints.feed_scan}/ip_addresses/${IP}`, { headers: { 'x-apikey': 'k' } })),
+      feed_scan_file: await json(
+        fetch(`${endpoints.feed_scan}/files/${'ab'.repeat(32)}`, { headers: { 'x-apikey': 'k' } }),
+      ),
+    };
+  };
+  const dated = (answers: Awaited<ReturnType<typeof askAll>>) => ({
+    abuseLastReported: answers.feed_abuse.data.lastReportedAt,
+    abuseReport: answers.feed_abuse.data.reports[5].reportedAt,
+    ctiLastSeen: answers.feed_cti.history.last_seen,
+    ctiAge: answers.feed_cti.history.days_age,
+    otxModified: answers.feed_otx.pulse_info.pulses[2].modified,
+    otxName: answers.feed_otx.pulse_info.pulses[2].name,
+    otxReference: answers.feed_otx.pulse_info.references[0],
+    urlhausFirstSeen: answers.feed_urls.firstseen,
+    urlhausAdded: answers.feed_urls.urls[0].date_added,
+    vtLastAnalysis: answers.feed_scan.data.attributes.last_analysis_date,
+    vtEngineUpdate: Object.values(answers.feed_scan_file.data.attributes.last_analysis_results as object)[0]
+      .engine_update,
+  });
+
+  it('answers a feed exactly as recorded when its clock is that feed’s reference time', async () => {
+    const feeds = await start({ defaultBehaviour: 'malicious', now: FIXTURE_REFERENCE_TIMES.feed_abuse });
+    const atAbuse = dated(await askAll(feeds));
+    expect(atAbuse).toMatchObject({
+      abuseLastReported: '2025-11-20T08:14:03+00:00',
+      abuseReport: '2025-11-15T03:11:58+00:00',
+      ctiLastSeen: '2025-11-19T22:45:00+00:00',
+    });
+    await feeds.close();
+    const otx = await start({ defaultBehaviour: 'malicious', now: new Date(FIXTURE_REFERENCE_TIMES.feed_otx) });
+    expect(dated(await askAll(otx))).toMatchObject({
+      otxModified: '2024-02-10T06:40:12.650000',
+      urlhausFirstSeen: '2024-02-09 13:41:05 UTC',
+      urlhausAdded: '2024-02-09 13:43:18 UTC',
+    });
+    await otx.close();
+    const vt = await start({ defaultBehaviour: 'malicious', now: () => FIXTURE_REFERENCE_TIMES.feed_scan });
+    expect(dated(await askAll(vt))).toMatchObject({ vtLastAnalysis: 1_717_200_000, vtEngineUpdate: '20240531' });
+  });
+
+  it('moves every date by the time since the recording, in the form it had, and nothing else', async () => {
+    const later = 400 * DAY + 3 * 3_600_000 + 7_000;
+    const atRecording = await start({ defaultBehaviour: 'malicious', now: FIXTURE_REFERENCE_TIMES.feed_abuse });
+    const recorded = await askAll(atRecording);
+    await atRecording.close();
+    const feeds = await start({ defaultBehaviour: 'malicious', now: FIXTURE_REFERENCE_TIMES.feed_abuse + later });
+    const moved = await askAll(feeds);
+
+    expect(dated(moved)).toEqual({
+      abuseLastReported: '2026-12-25T11:14:10+00:00',
+      abuseReport: '2026-12-20T06:12:05+00:00',
+      ctiLastSeen: '2026-12-25T01:45:07+00:00',
+      // Relative figures and texts that merely mention a date stay as they are.
+      ctiAge: recorded.feed_cti.history.days_age,
+      // Each feed's dates move from its own recording: OTX's newest pulse is a day old, as it was then.
+      otxModified: '2026-12-25T02:40:19.650000',
+      otxName: 'Webscanners 2024-02',
+      otxReference: 'https://blog.example-research.org/2024/02/mirai-variant-analysis/',
+      urlhausFirstSeen: '2026-12-24 09:41:12 UTC',
+      urlhausAdded: '2026-12-24 09:43:25 UTC',
+      vtLastAnalysis: Date.parse('2026-12-25T15:00:07Z') / 1000,
+      vtEngineUpdate: '20261225',
+    });
+    // Moved back, every answer is the recorded one: only dates differ.
+    for (const answer of Object.keys(moved) as Array<keyof typeof moved>) {
+      const feed = answer === 'feed_scan_file' ? 'feed_scan' : answer;
+      expect(shiftDates(moved[answer], -later, VENDORS[feed].dateKeys)).toEqual(recorded[answer]);
+      expect(moved[answer]).not.toEqual(recorded[answer]);
+    }
+  });
+
+  it('dates evidence by the real time by default, so the newest is as fresh as when it was recorded', async () => {
+    const feeds = await start({ defaultBehaviour: 'malicious' });
+    const answers = dated(await askAll(feeds));
+    const age = (iso: string, recordedAt: number, recordedIso: string) =>
+      Date.now() - Date.parse(iso) - (recordedAt - Date.parse(recordedIso));
+    expect(
+      Math.abs(age(answers.abuseLastReported, FIXTURE_REFERENCE_TIMES.feed_abuse, '2025-11-20T08:14:03Z')),
+    ).toBeLessThan(60_000);
+    expect(
+      Math.abs(age(`${answers.otxModified}Z`, FIXTURE_REFERENCE_TIMES.feed_otx, '2024-02-10T06:40:12.650Z')),
+    ).toBeLessThan(60_000);
+  });
+
+  it('dates a script’s answers ageDays further back', async () => {
+    const now = FIXTURE_REFERENCE_TIMES.feed_abuse;
+    const feeds = await start({ defaultBehaviour: 'malicious', now });
+    feeds.script(IP, { behaviour: 'malicious', feeds: ['feed_abuse'], ageDays: 365 });
+    expect(dated(await askAll(feeds))).toMatchObject({
+      abuseLastReported: '2024-11-20T08:14:03+00:00',
+      ctiLastSeen: '2025-11-19T22:45:00+00:00',
+    });
+    expect(() => feeds.script(IP, { behaviour: 'malicious', ageDays: -1 })).toThrow(/ageDays must be/);
   });
 });

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { FaultInjector, type FaultOptions } from './fault-injector.js';
+import { shiftDates } from './fixture-dates.js';
 import { type Quota, TokenBucket } from './token-bucket.js';
 import type { Behaviour, EmulatedFeed, EmulatorRequest, EmulatorResponse, VendorApi } from './vendor-api.js';
 import { abuseipdb } from './vendors/abuseipdb.js';
@@ -21,6 +22,25 @@ export const VENDORS: Readonly<Record<EmulatedFeed, VendorApi>> = {
   feed_scan: virustotal,
 };
 
+/**
+ * When each vendor's answers were recorded, epoch ms. An emulator whose `now` is a feed's time answers that feed
+ * exactly as recorded (the dates tests assert); at any other time every date is moved by the difference.
+ *
+ * @example
+ * ```ts
+ * const emulator = await startFeedEmulator({ now: FIXTURE_REFERENCE_TIMES.feed_abuse });
+ * // AbuseIPDB's lastReportedAt is 2025-11-20T08:14:03+00:00, as recorded
+ * ```
+ */
+export const FIXTURE_REFERENCE_TIMES: Readonly<Record<EmulatedFeed, number>> = Object.freeze(
+  Object.fromEntries(Object.values(VENDORS).map((vendor) => [vendor.feed, vendor.recordedAt])) as Record<
+    EmulatedFeed,
+    number
+  >,
+);
+
+const DAY_MS = 86_400_000;
+
 /** How the emulator treats one indicator (optionally only for some feeds). */
 export interface Script {
   behaviour: Behaviour;
@@ -28,6 +48,11 @@ export interface Script {
   latencyMs?: number;
   /** Only these feeds behave so; the others use the default. */
   feeds?: EmulatedFeed[];
+  /**
+   * How many days older than fresh the answers' evidence is (default 0): their dates are moved this much further
+   * back, as a feed answering about an indicator it last saw long ago would date them.
+   */
+  ageDays?: number;
 }
 
 /** A request the emulator received, as recorded for assertions. */
@@ -72,8 +97,15 @@ export interface FeedEmulatorOptions {
    * HTTP clients pool connections per origin, so a benchmark of concurrency needs this to be fair.
    */
   portPerFeed?: boolean;
+  /**
+   * The emulator's time, epoch ms (default the real time): a function, or a fixed time (a number or a `Date`). Each
+   * vendor's answers were recorded at a moment of their own (see {@link FIXTURE_REFERENCE_TIMES}) and every date in
+   * them is moved by the time between that moment and this one, so the evidence is as fresh as it was when recorded,
+   * whatever the calendar says. Give a feed's reference time to get its answers exactly as recorded.
+   */
+  now?: (() => number) | number | Date;
   /** Monotonic clock in ms for the quotas (default `performance.now`); tests inject their own. */
-  now?: () => number;
+  quotaClock?: () => number;
 }
 
 /** What the emulator counted for one feed (or all of them) since it started or `resetCounters()`. */
@@ -127,7 +159,8 @@ export async function startFeedEmulator(options: FeedEmulatorOptions = {}): Prom
   const keep = options.keepRequests ?? 10_000;
   const sockets = new Set<Socket>();
   const hanging = new Set<ServerResponse>();
-  const now = options.now ?? (() => performance.now());
+  const now = options.quotaClock ?? (() => performance.now());
+  const wallClock = clockOf(options.now);
   const buckets = new Map<EmulatedFeed, TokenBucket>();
   for (const [feed, quota] of Object.entries(options.quotas ?? {}) as [EmulatedFeed, Quota | undefined][]) {
     if (quota) buckets.set(feed, new TokenBucket(quota, now));
@@ -143,13 +176,35 @@ export async function startFeedEmulator(options: FeedEmulatorOptions = {}): Prom
     return entry;
   };
 
-  const behaviourFor = (feed: EmulatedFeed, indicator: string): { behaviour: Behaviour; latencyMs: number } => {
+  const behaviourFor = (
+    feed: EmulatedFeed,
+    indicator: string,
+  ): { behaviour: Behaviour; latencyMs: number; ageDays: number } => {
     const script = scripts.get(indicator)?.find((s) => !s.feeds || s.feeds.includes(feed));
     const fallback =
       typeof options.defaultBehaviour === 'function'
         ? options.defaultBehaviour(feed, indicator)
         : (options.defaultBehaviour ?? 'not_found');
-    return { behaviour: script?.behaviour ?? fallback, latencyMs: script?.latencyMs ?? options.latencyMs ?? 0 };
+    return {
+      behaviour: script?.behaviour ?? fallback,
+      latencyMs: script?.latencyMs ?? options.latencyMs ?? 0,
+      ageDays: script?.ageDays ?? 0,
+    };
+  };
+
+  /** The vendor's answer, its dates moved from when it was recorded to the emulator's time (less `ageDays`). */
+  const answer = (
+    vendor: VendorApi,
+    behaviour: Exclude<Behaviour, 'hang' | 'malformed'>,
+    indicator: string,
+    request: EmulatorRequest,
+    ageDays = 0,
+  ): EmulatorResponse => {
+    const at = wallClock();
+    const response = vendor.respond(behaviour, indicator, request, at);
+    const shiftMs = at - vendor.recordedAt - ageDays * DAY_MS;
+    const body = shiftDates(response.body, shiftMs, vendor.dateKeys);
+    return body === response.body ? response : { ...response, body };
   };
 
   const bump = (key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
@@ -193,7 +248,7 @@ export async function startFeedEmulator(options: FeedEmulatorOptions = {}): Prom
 
     const key = vendor.key(request);
     if ((vendor.requiresKey && !key) || key === INVALID_KEY) {
-      send(res, withHeaders(vendor.respond('unauthorized', routed.indicator, request), limitHeaders));
+      send(res, withHeaders(answer(vendor, 'unauthorized', routed.indicator, request), limitHeaders));
       return;
     }
     if (bucket) {
@@ -205,7 +260,7 @@ export async function startFeedEmulator(options: FeedEmulatorOptions = {}): Prom
         const retryAfter = String(Math.max(1, Math.ceil(decision.waitMs / 1000)));
         send(
           res,
-          withHeaders(vendor.respond('rate_limited', routed.indicator, request), {
+          withHeaders(answer(vendor, 'rate_limited', routed.indicator, request), {
             ...limitHeaders,
             'Retry-After': retryAfter,
           }),
@@ -213,7 +268,7 @@ export async function startFeedEmulator(options: FeedEmulatorOptions = {}): Prom
         return;
       }
     }
-    const { behaviour, latencyMs } = behaviourFor(vendor.feed, routed.indicator);
+    const { behaviour, latencyMs, ageDays } = behaviourFor(vendor.feed, routed.indicator);
     // An injected fault has consumed its quota token above: the request reached the server, which then failed.
     const fault = faults?.next();
     if (latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, latencyMs));
@@ -222,12 +277,12 @@ export async function startFeedEmulator(options: FeedEmulatorOptions = {}): Prom
       // A spurious limit gives no hint of when to come back: no Retry-After, and without a quota none of the
       // vendor's own X-RateLimit-* headers either (AbuseIPDB's describe its daily limit, which this is not).
       const drop = bucket ? ['retry-after'] : ['retry-after', ...RATE_LIMIT_HEADERS];
-      send(res, withHeaders(vendor.respond('rate_limited', routed.indicator, request), limitHeaders, drop));
+      send(res, withHeaders(answer(vendor, 'rate_limited', routed.indicator, request), limitHeaders, drop));
       return;
     }
     if (fault === 'server_error') {
       statsOf(vendor.feed).injected500 += 1;
-      send(res, withHeaders(vendor.respond('server_error', routed.indicator, request), limitHeaders));
+      send(res, withHeaders(answer(vendor, 'server_error', routed.indicator, request), limitHeaders));
       return;
     }
     if (behaviour === 'hang') {
@@ -245,7 +300,7 @@ export async function startFeedEmulator(options: FeedEmulatorOptions = {}): Prom
       );
       return;
     }
-    send(res, withHeaders(vendor.respond(behaviour, routed.indicator, request), limitHeaders));
+    send(res, withHeaders(answer(vendor, behaviour, routed.indicator, request, ageDays), limitHeaders));
   };
 
   const resetCounters = () => {
@@ -304,6 +359,9 @@ export async function startFeedEmulator(options: FeedEmulatorOptions = {}): Prom
     ) as Record<EmulatedFeed, string>,
     script(indicator, script) {
       const entry = typeof script === 'string' ? { behaviour: script } : script;
+      if (entry.ageDays !== undefined && !(Number.isFinite(entry.ageDays) && entry.ageDays >= 0)) {
+        throw new RangeError(`script: ageDays must be a number of days, 0 or more; got ${String(entry.ageDays)}`);
+      }
       // A script for particular feeds goes before a general one, so both can coexist for one indicator.
       const list = (scripts.get(indicator) ?? []).filter(
         (s) => JSON.stringify(s.feeds ?? null) !== JSON.stringify(entry.feeds ?? null),
@@ -344,6 +402,15 @@ export async function startFeedEmulator(options: FeedEmulatorOptions = {}): Prom
 }
 
 const RATE_LIMIT_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'];
+
+/** `now` as a function of epoch ms; a fixed time stays fixed. */
+function clockOf(now: FeedEmulatorOptions['now']): () => number {
+  if (typeof now === 'function') return now;
+  if (now === undefined) return Date.now;
+  const fixed = now instanceof Date ? now.getTime() : now;
+  if (!Number.isFinite(fixed)) throw new RangeError(`startFeedEmulator: now must be a time, got ${String(now)}`);
+  return () => fixed;
+}
 
 function rateLimitHeaders(
   quota: Quota,

@@ -3,6 +3,7 @@ export {
   type FeedEmulator,
   type FeedEmulatorOptions,
   type FeedStats,
+  FIXTURE_REFERENCE_TIMES,
   INVALID_KEY,
   type RecordedRequest,
   type Script,
@@ -10,6 +11,7 @@ export {
   VENDORS,
 } from './emulator.js';
 export { type Fault, FaultInjector, type FaultOptions, mulberry32 } from './fault-injector.js';
+export type { DateKeys } from './fixture-dates.js';
 export { type Quota, TokenBucket, type TokenDecision } from './token-bucket.js';
 export type {
   Behaviour,

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { DateKeys } from './fixture-dates.js';
 
 /** Identifiers of the emulated feeds (the same ids threatlib's sources use). */
 export type EmulatedFeed = 'feed_urls' | 'feed_otx' | 'feed_abuse' | 'feed_cti' | 'feed_scan';
@@ -50,6 +51,14 @@ export interface VendorApi {
   prefix: string;
   /** Whether the real API refuses requests without a key. */
   requiresKey: boolean;
+  /**
+   * When the vendor's answers were recorded, epoch ms: the dates in them are as they were at that moment. The
+   * emulator moves every date by the time between this and its own clock, so its evidence is always as fresh as it
+   * was then.
+   */
+  recordedAt: number;
+  /** Dates the emulator finds by key rather than by shape (numbers, bare `YYYYMMDD`). */
+  dateKeys?: DateKeys;
   /** The API key the request carries, from the header the vendor documents. */
   key(request: EmulatorRequest): string | undefined;
   /**
@@ -57,10 +66,15 @@ export interface VendorApi {
    * a request the real API would refuse gets the vendor's own error answer.
    */
   route(request: EmulatorRequest): Routed;
-  /** The vendor's answer for a behaviour (every behaviour except `hang` and `malformed`). */
+  /**
+   * The vendor's answer for a behaviour (every behaviour except `hang` and `malformed`), with its dates as recorded
+   * (the emulator moves them). `now` is the emulator's clock, epoch ms, for what the vendor computes from the time of
+   * the request (a rate limit's reset time).
+   */
   respond(
     behaviour: Exclude<Behaviour, 'hang' | 'malformed'>,
     indicator: string,
     request: EmulatorRequest,
+    now: number,
   ): EmulatorResponse;
 }

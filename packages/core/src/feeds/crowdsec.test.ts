@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type FeedEmulator, startFeedEmulator } from '@threatlib/feed-emulator';
+import { type FeedEmulator, FIXTURE_REFERENCE_TIMES, startFeedEmulator } from '@threatlib/feed-emulator';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createHttpClient, type HttpClient } from '../http/http-client.js';
 import { HttpError } from '../http/http-error.js';
@@ -20,7 +20,8 @@ let http: HttpClient;
 const seen: { behaviour: string; result: FeedLookupResult }[] = [];
 
 beforeAll(async () => {
-  emu = await startFeedEmulator();
+  // The answers as recorded, so their dates can be asserted exactly.
+  emu = await startFeedEmulator({ now: FIXTURE_REFERENCE_TIMES.feed_cti });
   http = createHttpClient();
 });
 

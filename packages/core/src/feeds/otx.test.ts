@@ -1,7 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Behaviour, type FeedEmulator, startFeedEmulator } from '@threatlib/feed-emulator';
+import {
+  type Behaviour,
+  type FeedEmulator,
+  FIXTURE_REFERENCE_TIMES,
+  startFeedEmulator,
+} from '@threatlib/feed-emulator';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHttpClient, type HttpClient } from '../http/http-client.js';
 import { HttpError } from '../http/http-error.js';
@@ -33,7 +38,8 @@ let stubAnswer: { status: number; body: string } = { status: 200, body: '{}' };
 let stubPath = '';
 
 beforeAll(async () => {
-  emu = await startFeedEmulator();
+  // The answers as recorded, so their dates can be asserted exactly.
+  emu = await startFeedEmulator({ now: FIXTURE_REFERENCE_TIMES.feed_otx });
   http = createHttpClient();
   stub = createServer((req, res) => {
     stubPath = req.url ?? '';

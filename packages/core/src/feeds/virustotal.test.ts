@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type FeedEmulator, startFeedEmulator } from '@threatlib/feed-emulator';
+import { type FeedEmulator, FIXTURE_REFERENCE_TIMES, startFeedEmulator } from '@threatlib/feed-emulator';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHttpClient, type HttpClient } from '../http/http-client.js';
 import { type IndicatorType, parseIndicator } from '../indicators/index.js';
@@ -24,7 +24,8 @@ let served: { status: number; body: string; contentType?: string } = { status: 2
 const seen: { label: string; result: FeedLookupResult }[] = [];
 
 beforeAll(async () => {
-  emu = await startFeedEmulator();
+  // The answers as recorded, so their dates can be asserted exactly.
+  emu = await startFeedEmulator({ now: FIXTURE_REFERENCE_TIMES.feed_scan });
   http = createHttpClient();
   fixtureServer = createServer((_req, res) => {
     res.writeHead(served.status, { 'content-type': served.contentType ?? 'application/json' });

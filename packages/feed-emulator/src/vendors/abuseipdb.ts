@@ -47,6 +47,8 @@ export const abuseipdb: VendorApi = {
   feed: 'feed_abuse',
   prefix: '/abuseipdb/api/v2',
   requiresKey: true,
+  // The newest report is from 2025-11-20 08:14 UTC.
+  recordedAt: Date.parse('2025-11-21T00:00:00Z'),
   // The docs still accept the key as a `key` query parameter, though the header is recommended.
   key: (request) => header(request, 'key') ?? request.query.get('key') ?? undefined,
   route(request) {
@@ -85,7 +87,7 @@ export const abuseipdb: VendorApi = {
     }
     return { indicator: ipAddress };
   },
-  respond(behaviour, indicator, request) {
+  respond(behaviour, indicator, request, now) {
     switch (behaviour) {
       case 'malicious':
         return check(request, indicator, {
@@ -141,7 +143,7 @@ export const abuseipdb: VendorApi = {
             'Retry-After': String(retryAfter),
             'X-RateLimit-Limit': '1000',
             'X-RateLimit-Remaining': '0',
-            'X-RateLimit-Reset': String(Math.floor(Date.now() / 1000) + retryAfter),
+            'X-RateLimit-Reset': String(Math.floor(now / 1000) + retryAfter),
           },
         };
       }

@@ -96,6 +96,8 @@ export const crowdsec: VendorApi = {
   feed: 'feed_cti',
   prefix: '/crowdsec/v2',
   requiresKey: true,
+  // The address was last seen on 2025-11-19 22:45 UTC.
+  recordedAt: Date.parse('2025-11-21T00:00:00Z'),
   key: (request) => {
     const value = request.headers['x-api-key'];
     return Array.isArray(value) ? value[0] : value;

@@ -28,6 +28,8 @@ export const otx: VendorApi = {
   feed: 'feed_otx',
   prefix: '/otx/api/v1',
   requiresKey: true,
+  // The newest pulse was modified on 2024-02-10 06:40 UTC, "1 day ago" as the answer says.
+  recordedAt: Date.parse('2024-02-11T07:00:00Z'),
   key: (request) => header(request, 'x-otx-api-key'),
   route(request) {
     const match = /^\/indicators\/([^/]+)\/(.+)\/([^/]+)\/?$/.exec(request.path);

@@ -20,6 +20,8 @@ export const urlhaus: VendorApi = {
   feed: 'feed_urls',
   prefix: '/urlhaus/v1',
   requiresKey: false,
+  // The newest sighting (a payload's lastseen) is from 2024-02-10 08:01 UTC.
+  recordedAt: Date.parse('2024-02-11T07:00:00Z'),
   key: (request) => header(request, 'auth-key'),
   route(request) {
     const endpoint = endpointOf(request.path);

@@ -27,7 +27,8 @@ const OBJECT_TYPES: Readonly<Record<Collection, string>> = {
   files: 'file',
 };
 
-// Every answer describes the same moment, so that tests can assert exact dates.
+// Every answer describes the same moment (the emulator moves them all with its clock), so that tests can assert
+// exact dates.
 const LAST_ANALYSIS = 1_717_200_000; // 2024-06-01T00:00:00Z
 const FIRST_SUBMISSION = 1_704_067_200; // 2024-01-01T00:00:00Z
 const DOMAIN_CREATED = 1_714_521_600; // 2024-05-01T00:00:00Z
@@ -135,6 +136,9 @@ export const virustotal: VendorApi = {
   feed: 'feed_scan',
   prefix: '/virustotal/api/v3',
   requiresKey: true,
+  // The analyses are from 2024-06-01 00:00 UTC, the engines' signatures from the day before.
+  recordedAt: Date.parse('2024-06-01T12:00:00Z'),
+  dateKeys: { epochSeconds: /_date$/, compactDate: /^engine_update$/ },
   key: (request) => headerValue(request, 'x-apikey'),
   route,
   respond(behaviour, indicator, request) {
