@@ -27,8 +27,6 @@ const THREATS = ['198.51.100.71', '198.51.100.72', '198.51.100.73'];
 const application: ThreatClientOptions = {
   env: false,
   logger: silentLogger,
-  // The emulated evidence dates from November 2025: pinned there, its recency (so the confidence) stays put.
-  now: () => Date.parse('2025-11-21T00:00:00Z'),
   loadIntegrationPackage: (name) => (name === '@threatlib/webhooks' ? import('../index.js') : import(name)),
 };
 
@@ -66,7 +64,6 @@ function client(webhooks: Record<string, unknown>): ThreatClient {
       apiKeys: { feed_otx: key('feed_otx'), feed_abuse: key('feed_abuse'), feed_cti: key('feed_cti') },
       security: { enforceHttps: false },
       performance: { retryAttempts: 0 },
-      correlation: { recencyHalfLifeDays: 3650 },
       integrations: {
         webhooks: {
           outgoing: [

@@ -27,14 +27,13 @@ const MALICIOUS = '198.51.100.66';
 const CLEAN = '198.51.100.67';
 
 /**
- * What an application with `@threatlib/webhooks` and `@threatlib/siem` installed gives the client. The emulated
- * feeds' evidence was recorded in November 2025: the client's time is pinned there, so the recency of that evidence
- * (and so the confidence) does not change as the calendar moves on. (Signatures use the real time.)
+ * What an application with `@threatlib/webhooks` and `@threatlib/siem` installed gives the client: nothing but the
+ * packages (here loaded from this source). The clock is the real one, and the emulated feeds date their evidence by
+ * it.
  */
 const application: ThreatClientOptions = {
   env: false,
   logger: silentLogger,
-  now: () => Date.parse('2025-11-21T00:00:00Z'),
   loadIntegrationPackage: (name) => (name === '@threatlib/webhooks' ? import('../index.js') : import(name)),
 };
 
@@ -55,19 +54,19 @@ afterAll(async () => {
   await feeds.close();
 });
 
+/**
+ * The configuration of the feeds (on the emulator, which speaks plain HTTP), the integrations given, and nothing
+ * else: every other option at its default.
+ */
 function config(integrations: ThreatConfig['integrations'], extra: Partial<ThreatConfig> = {}): ThreatConfig {
   const key = (feed: 'feed_otx' | 'feed_abuse' | 'feed_cti') => ({
     key: `${feed}-test-key-0123456789`,
     endpoint: feeds.endpoints[feed],
-    timeout: 5000,
   });
   return {
     sources: ['feed_otx', 'feed_abuse', 'feed_cti'],
     apiKeys: { feed_otx: key('feed_otx'), feed_abuse: key('feed_abuse'), feed_cti: key('feed_cti') },
     security: { enforceHttps: false },
-    performance: { retryAttempts: 0 },
-    // OTX's pulses about the indicator are a year older than the other feeds' reports: counted nearly in full.
-    correlation: { recencyHalfLifeDays: 3650 },
     integrations,
     ...extra,
   } as ThreatConfig;
@@ -227,21 +226,20 @@ describe('the built-in threat-update flow', () => {
 
   it('with integrations.siem (siem_a on the SIEM emulator) the alert reaches the SIEM, with only configuration', async () => {
     siem = await startSiemEmulator();
+    // Every option at its default but the feeds' and the two integrations': the client's own alerting is on too, and
+    // the threat-update's alert is the one it raised.
     const threatClient = client(
-      config(
-        {
-          siem: {
-            platform: 'siem_a',
-            host: siem.host,
-            port: siem.port,
-            credentials: { username: SPLUNK_DEFAULTS.username, password: SPLUNK_DEFAULTS.password },
-            hec: { token: SPLUNK_DEFAULTS.hecToken, port: siem.port },
-            tls: { ca: TEST_CA },
-          },
-          webhooks: { incoming: incoming() },
+      config({
+        siem: {
+          platform: 'siem_a',
+          host: siem.host,
+          port: siem.port,
+          credentials: { username: SPLUNK_DEFAULTS.username, password: SPLUNK_DEFAULTS.password },
+          hec: { token: SPLUNK_DEFAULTS.hecToken, port: siem.port },
+          tls: { ca: TEST_CA },
         },
-        { alerting: { enabled: false } },
-      ),
+        webhooks: { incoming: incoming() },
+      }),
     );
     await threatClient.start();
     expect((await sendThreatUpdate(threatClient, MALICIOUS, 'msg_siem')).status).toBe(204);
@@ -251,9 +249,12 @@ describe('the built-in threat-update flow', () => {
     expect(delivered).toHaveLength(1);
     expect(delivered[0]?.event).toMatchObject({
       kind: 'threatlib:alert',
-      title: 'Threat update',
-      indicators: [expect.objectContaining({ value: MALICIOUS })],
+      indicators: [expect.objectContaining({ value: MALICIOUS, confidence: expect.any(Number) })],
     });
+    const [indicator] = (delivered[0]?.event as { indicators: Array<{ confidence: number; sources: string[] }> })
+      .indicators;
+    expect(indicator?.confidence).toBeGreaterThan(80);
+    expect(indicator?.sources).toEqual(expect.arrayContaining(['feed_otx', 'feed_abuse', 'feed_cti']));
     const { items } = await threatClient.alerts.list();
     expect(items[0]?.deliveries).toEqual(
       expect.arrayContaining([
