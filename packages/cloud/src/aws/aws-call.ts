@@ -35,7 +35,7 @@ export async function awsCall<T>(
 }
 
 /** The {@link CloudError} for an error an AWS SDK call threw. */
-export function cloudErrorFrom(
+function cloudErrorFrom(
   service: AwsService,
   operation: string,
   error: unknown,

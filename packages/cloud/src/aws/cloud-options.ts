@@ -6,7 +6,7 @@ const endpoint = z
   .optional();
 
 /** The AWS credentials `CloudIntegration` signs with: an access key, with a session token when it is temporary. */
-export const AwsCredentialsSchema = z.strictObject({
+const AwsCredentialsSchema = z.strictObject({
   accessKeyId: z.string().min(1, { error: 'required: the access key id (AKIA...)' }).max(128),
   secretAccessKey: z.string().min(1, { error: 'required: the secret access key' }).max(128),
   /** For temporary credentials (STS). */

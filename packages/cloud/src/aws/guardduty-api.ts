@@ -23,7 +23,7 @@ const detectorId = z.string().min(1).max(300);
 const expectedBucketOwner = z.string().regex(/^\d{12}$/, { error: 'expected a 12-digit AWS account id' });
 
 /** The documented threat-intel set: `{name, format, location, activate}`, with GuardDuty's optional fields. */
-export const ThreatIntelSetInputSchema = z.strictObject({
+const ThreatIntelSetInputSchema = z.strictObject({
   /** Shown in the findings the set causes; unique per detector. 1 to 300 characters. */
   name,
   format: z.enum(THREAT_INTEL_SET_FORMATS),
@@ -44,7 +44,7 @@ export const ThreatIntelSetInputSchema = z.strictObject({
 export type ThreatIntelSetInput = z.input<typeof ThreatIntelSetInputSchema>;
 
 /** What may change in a threat-intel set. */
-export const ThreatIntelSetUpdateSchema = z.strictObject({
+const ThreatIntelSetUpdateSchema = z.strictObject({
   threatIntelSetId: z.string().min(1).max(300),
   name: name.optional(),
   location: location.optional(),

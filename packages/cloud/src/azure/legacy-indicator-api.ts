@@ -18,7 +18,7 @@ import { LEGACY_API_VERSION } from './sentinel-options.js';
 import { throttleWaitMs } from './throttle-wait.js';
 
 /** The scheduler lane of Azure Resource Manager's writes: the pauses its 429s ask for. */
-export const ARM_LANE = 'sentinel:arm';
+const ARM_LANE = 'sentinel:arm';
 
 /** What the legacy API needs from the integration. */
 export interface LegacyIndicatorSettings {

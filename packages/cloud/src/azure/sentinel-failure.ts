@@ -155,7 +155,7 @@ function firstLine(text: string): string {
 }
 
 /** `text` with every secret of `secrets` (a client secret, a token) replaced. */
-export function scrub(text: string, secrets: readonly string[]): string {
+function scrub(text: string, secrets: readonly string[]): string {
   let scrubbed = text;
   for (const secret of secrets) if (secret.length >= 4) scrubbed = scrubbed.split(secret).join('[REDACTED]');
   return scrubbed;

@@ -156,7 +156,7 @@ export function toLegacyIndicator(object: StixIndicatorObject, source: string): 
  * `indicator--` and the UUIDv5 (RFC 9562 5.5) of `pattern:<pattern>` under threatlib's STIX namespace: the id of an
  * indicator given as a bare pattern.
  */
-export function patternIndicatorId(pattern: string): string {
+function patternIndicatorId(pattern: string): string {
   const bytes = createHash('sha1')
     .update(Buffer.from(THREATLIB_STIX_NAMESPACE.replaceAll('-', ''), 'hex'))
     .update(`pattern:${pattern}`, 'utf8')

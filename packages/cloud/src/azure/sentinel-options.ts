@@ -42,7 +42,7 @@ const httpsUrl = (what: string) =>
  * `credentials` as a configuration file can hold it: an app registration's client secret, turned into an
  * `@azure/identity` `ClientSecretCredential`.
  */
-export const ClientSecretOptionsSchema = z.strictObject({
+const ClientSecretOptionsSchema = z.strictObject({
   tenantId: guid('tenant id'),
   clientId: guid('application (client) id'),
   clientSecret: z.string({ error: 'required: the client secret' }).min(1, { error: 'required: the client secret' }),
@@ -54,7 +54,7 @@ export const ClientSecretOptionsSchema = z.strictObject({
 export type ClientSecretOptions = z.input<typeof ClientSecretOptionsSchema>;
 
 /** The options of `new CloudSiemIntegration(options)`. */
-export const CloudSiemOptionsSchema = z.strictObject({
+const CloudSiemOptionsSchema = z.strictObject({
   /** The Azure subscription of the workspace. */
   subscriptionId: guid('subscription id'),
   resourceGroupName: resourceName('resource group name', 90),

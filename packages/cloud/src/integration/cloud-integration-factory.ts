@@ -37,7 +37,7 @@ const ThreatListOptionsSchema = PublishThreatListOptionsSchema.omit({
 });
 
 /** `integrations.cloud`: `CloudIntegration`'s options and the threat list to keep. */
-export const CloudThreatListOptionsSchema = CloudIntegrationOptionsSchema.extend({
+const CloudThreatListOptionsSchema = CloudIntegrationOptionsSchema.extend({
   threatList: ThreatListOptionsSchema,
 });
 

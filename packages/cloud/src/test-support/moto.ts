@@ -8,9 +8,9 @@ const PORT = Number(/^moto_port=(\d+)$/m.exec(script)?.[1] ?? Number.NaN);
 
 /** moto's server of `e2e/services.d/moto.sh` (S3 path-style; it takes any credentials; Region us-east-1). */
 export const MOTO_URL = `http://127.0.0.1:${PORT}`;
-export const MOTO_REGION = 'us-east-1';
+const MOTO_REGION = 'us-east-1';
 /** Any key works with moto; these are AWS's documentation example key. */
-export const MOTO_CREDENTIALS = {
+const MOTO_CREDENTIALS = {
   accessKeyId: 'AKIAIOSFODNN7EXAMPLE',
   secretAccessKey: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
 };
