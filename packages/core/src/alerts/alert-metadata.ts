@@ -5,7 +5,7 @@
 export const ALERT_METADATA_MAX_BYTES = 64 * 1024;
 
 /** `metadata` as JSON text, or why it cannot be: a cycle, a BigInt, or nesting deeper than the stack allows. */
-export function metadataJson(metadata: Record<string, unknown>): { json: string } | { problem: string } {
+function metadataJson(metadata: Record<string, unknown>): { json: string } | { problem: string } {
   try {
     return { json: JSON.stringify(metadata) };
   } catch (error) {

@@ -4,7 +4,7 @@ import { scrubSecrets } from '../monitoring/secret-scrubber.js';
 /** Longest `lastError` kept on a delivery (the schema's limit). */
 const MAX_ERROR_CHARS = 2000;
 /** Largest integration answer kept as a delivery's `result`, in bytes of JSON. */
-export const MAX_RESULT_BYTES = 16 * 1024;
+const MAX_RESULT_BYTES = 16 * 1024;
 
 /**
  * A failed attempt's error as a delivery's `lastError`: its name (unless plain `Error`) and message, with every

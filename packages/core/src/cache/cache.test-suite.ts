@@ -4,14 +4,14 @@ import { CacheError } from './cache-error.js';
 import type { CacheStore } from './cache-store.js';
 
 /** A fresh cache under test and the hand on its clock. */
-export interface CacheUnderTest {
+interface CacheUnderTest {
   cache: CacheStore;
   /** Moves the cache's injected clock forward by `ms`. */
   advance(ms: number): void;
 }
 
 /** What the suite asks of a factory beyond "a fresh, empty cache". */
-export interface CacheFactoryOptions {
+interface CacheFactoryOptions {
   /** Build the cache with `compression` on. Back ends without compression ignore it. */
   compression?: boolean;
 }

@@ -27,7 +27,7 @@ export interface StoredEntry {
  * The JSON text of `value`, or a `CacheError` when it has none (`undefined`, a function, a bigint, a cycle): a
  * value the cache cannot give back unchanged must fail loudly when stored, not come back as something else.
  */
-export function jsonText(value: unknown, backend: string): string {
+function jsonText(value: unknown, backend: string): string {
   let text: string | undefined;
   try {
     text = JSON.stringify(value);

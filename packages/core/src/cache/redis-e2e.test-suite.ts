@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 export const E2E_REDIS = { host: '127.0.0.1', port: 16379 } as const;
 
 /** Every key a test writes starts with this, so one run's leftovers are easy to find and remove. */
-export const TEST_PREFIX_ROOT = `threatlib-test:${process.pid}-${Date.now()}:`;
+const TEST_PREFIX_ROOT = `threatlib-test:${process.pid}-${Date.now()}:`;
 
 let prefixes = 0;
 

@@ -19,7 +19,7 @@ import type { ThreatConfig } from './schema.js';
 export const IP = '198.51.100.23';
 
 /** One lookup a probe feed saw: what the client handed it. */
-export interface ProbeCall {
+interface ProbeCall {
   indicator: string;
   apiKey: string | undefined;
   endpoint: string;
@@ -55,7 +55,7 @@ export function failed(
   return { ...answer('unknown', 0), status, error, evidence: [] } satisfies FeedLookupResult as FeedLookupResult;
 }
 
-export function probeFeed(id = 'feed_probe'): ProbeFeed {
+function probeFeed(id = 'feed_probe'): ProbeFeed {
   const probe: ProbeFeed = {
     specificationVersion: 'v1',
     id,

@@ -21,7 +21,7 @@ const handler = <E extends ThreatEventName>(event: E) =>
   });
 
 /** A size with a unit, such as `100MB` or `512 KiB`; parsed by `parseSize`. */
-export const sizeString = z.string().regex(/^\s*\d+(\.\d+)?\s*(b|kb|mb|gb|tb|kib|mib|gib|tib)\s*$/i, {
+const sizeString = z.string().regex(/^\s*\d+(\.\d+)?\s*(b|kb|mb|gb|tb|kib|mib|gib|tib)\s*$/i, {
   message: 'expected a size such as "100MB" (units B, KB, MB, GB, TB, KiB, MiB, GiB, TiB)',
 });
 
@@ -337,7 +337,7 @@ function transportList(keyed: Record<string, object | undefined>): LogTransportC
 }
 
 /** One entry of `logging.transports`, resolved. */
-export type LogTransportConfig = z.output<typeof transportSchema>;
+type LogTransportConfig = z.output<typeof transportSchema>;
 
 /** The documented form of `logging.transports`. */
 export const LogTransportsSchema = z.array(transportSchema).superRefine((transports, ctx) => {
@@ -674,8 +674,6 @@ export type ApiKeyConfig = z.input<typeof apiKeySchema>;
 export type SecurityConfig = ResolvedConfig['security'];
 /** The resolved `performance` options. */
 export type PerformanceConfig = ResolvedConfig['performance'];
-/** One entry of `lists`, resolved. */
-export type LocalListConfig = ResolvedConfig['lists'][number];
 /** The resolved `alerting` options. */
 export type AlertingConfig = ResolvedConfig['alerting'];
 /** A correlation strategy name. */

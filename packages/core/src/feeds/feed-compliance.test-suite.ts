@@ -7,7 +7,7 @@ import type { Feed } from './feed.js';
 import type { FeedStatus } from './feed-result.js';
 
 /** An indicator of each type, from documentation ranges and reserved names where there are such. */
-export const SAMPLE_INDICATORS: Readonly<Record<IndicatorType, string>> = {
+const SAMPLE_INDICATORS: Readonly<Record<IndicatorType, string>> = {
   ipv4: '198.51.100.77',
   ipv6: '2001:db8::77',
   domain: 'compliance.example.com',

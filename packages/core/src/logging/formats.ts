@@ -6,7 +6,7 @@ import { levelName } from './log-levels.js';
 export type LogFormat = 'json' | 'text' | 'structured';
 
 /** `service.name` in structured lines, and pino's `name` in JSON lines. */
-export const SERVICE_NAME = 'threatlib';
+const SERVICE_NAME = 'threatlib';
 
 /**
  * pino options for a format. `json` is pino's own line; `structured` renames fields to the Elastic Common Schema

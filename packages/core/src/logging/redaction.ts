@@ -130,7 +130,7 @@ export function redactText(text: string): string {
 }
 
 /** How deep {@link redactSecrets} looks; deeper values are replaced rather than left unchecked. */
-export const MAX_REDACTION_DEPTH = 32;
+const MAX_REDACTION_DEPTH = 32;
 
 /**
  * A copy of `value` with every secret removed, at any depth: the value of each field whose name is secret (see

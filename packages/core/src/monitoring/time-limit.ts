@@ -1,7 +1,7 @@
 import type { Clock } from '../scheduler/clock.js';
 
 /** Thrown by {@link withinTime} when the work did not finish in time. */
-export class TimeLimitExceeded extends Error {
+class TimeLimitExceeded extends Error {
   constructor(what: string, ms: number) {
     super(`${what} did not finish within ${ms} ms`);
     this.name = 'TimeLimitExceeded';

@@ -289,7 +289,7 @@ export class ScoutEngine {
 }
 
 /** The thresholds a configuration's strategy implies. */
-export function thresholdsOf(config: ResolvedConfig): Thresholds {
+function thresholdsOf(config: ResolvedConfig): Thresholds {
   if (config.strategy === 'custom') {
     // The schema guarantees thresholds with the custom strategy.
     const t = config.thresholds as NonNullable<ResolvedConfig['thresholds']>;

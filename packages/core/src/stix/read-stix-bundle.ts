@@ -14,7 +14,7 @@ export interface StixEntryValue {
 }
 
 /** One usable STIX indicator object of a bundle. */
-export interface StixEntry {
+interface StixEntry {
   readonly id: string;
   /** Its 0-based position in the bundle's `objects`. */
   readonly index: number;
@@ -34,7 +34,7 @@ export interface StixSkip {
 }
 
 /** What {@link readStixBundleEntries} found. */
-export interface StixBundleEntries {
+interface StixBundleEntries {
   readonly entries: readonly StixEntry[];
   readonly skipped: readonly StixSkip[];
 }

@@ -5,7 +5,7 @@
 // comparisons of a pattern are still found beside it.
 
 /** One `object:path = 'literal'` comparison of a pattern. */
-export interface StixComparison {
+interface StixComparison {
   /** The cyber-observable object type (`domain-name`). */
   readonly objectType: string;
   /** The property path, each component unquoted (`['hashes', 'SHA-256']`); list indexes as `[0]` or `[*]`. */
@@ -15,7 +15,7 @@ export interface StixComparison {
 }
 
 /** A part of a pattern: a comparison that can be read as an indicator, or why a part cannot be. */
-export type StixPatternPart =
+type StixPatternPart =
   | { readonly ok: true; readonly comparison: StixComparison }
   | { readonly ok: false; readonly reason: string };
 

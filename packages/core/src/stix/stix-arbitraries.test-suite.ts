@@ -9,7 +9,7 @@ import { parseIndicator } from '../indicators/parse-indicator.js';
 import type { StixCorrelationInput } from './to-stix-bundle.js';
 
 /** Characters that STIX quoting, JSON or URL handling could get wrong. */
-export const HOSTILE_PIECES = [
+const HOSTILE_PIECES = [
   "'",
   '\\',
   ']',

@@ -3,7 +3,7 @@ import { createCipheriv, createDecipheriv, randomFillSync } from 'node:crypto';
 /** The only cipher a vault uses. */
 export const AEAD_ALGORITHM = 'aes-256-gcm';
 /** AES-256 key length in bytes. */
-export const AEAD_KEY_LENGTH = 32;
+const AEAD_KEY_LENGTH = 32;
 /** GCM nonce length in bytes: 96 bits, the length GCM is specified for (no GHASH of the IV). */
 export const NONCE_LENGTH = 12;
 

@@ -10,7 +10,7 @@ export const ENVELOPE_FORMAT = 'threatlib-vault';
 export const ENVELOPE_VERSION = 1;
 
 /** Salt lengths a vault accepts, in bytes (the `security.encryption.saltSize` range). */
-export const SALT_LIMITS = { min: 16, max: 1024 } as const;
+const SALT_LIMITS = { min: 16, max: 1024 } as const;
 
 /** The key-derivation function of a vault, its parameters and its salt (base64). */
 export type EnvelopeKdf = KdfParams & { salt: string };

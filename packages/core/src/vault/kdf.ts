@@ -34,13 +34,13 @@ export const ARGON2ID_DEFAULTS: Readonly<Argon2idParams> = Object.freeze({
 });
 
 /** Bytes of key material every KDF produces: a 256-bit key, as RFC 9106 recommends for the tag. */
-export const DERIVED_KEY_LENGTH = 32;
+const DERIVED_KEY_LENGTH = 32;
 
 /**
  * Bounds a vault file's parameters must respect before any key is derived: a file is data from disk, and parameters
  * such as 1 TiB of memory or 10^12 iterations would turn opening it into a denial of service.
  */
-export const KDF_LIMITS = {
+const KDF_LIMITS = {
   argon2id: { memory: { min: 8, max: 2_097_152 }, passes: { min: 1, max: 64 }, parallelism: { min: 1, max: 255 } },
   pbkdf2: { iterations: { min: 1000, max: 100_000_000 } },
 } as const;

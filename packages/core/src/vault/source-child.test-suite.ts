@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 
 /** This package's source entry point, which a child imports. */
-export const SOURCE_INDEX = fileURLToPath(new URL('../index.ts', import.meta.url));
+const SOURCE_INDEX = fileURLToPath(new URL('../index.ts', import.meta.url));
 
 // A child runs this package's source with Node's built-in type stripping, so a test needs no build and can never
 // exercise a stale dist/. Sources import `./x.js` where `./x.ts` is on disk; this hook maps one to the other, as tsc

@@ -7,12 +7,12 @@ import { beforeAll, describe, it } from 'vitest';
 export const E2E_RSYSLOG = { host: '127.0.0.1', port: 15514 } as const;
 
 /** Where that rsyslog writes every message it receives, in RFC 5424 form. */
-export const RSYSLOG_MESSAGES =
+const RSYSLOG_MESSAGES =
   process.env.THREATLIB_RSYSLOG_FILE ??
   fileURLToPath(new URL('../../../../../e2e/.state/rsyslog/messages.log', import.meta.url));
 
 /** Whether the e2e rsyslog answers, found once per test file with a plain TCP connection. */
-export const rsyslogReachable = await new Promise<boolean>((resolve) => {
+const rsyslogReachable = await new Promise<boolean>((resolve) => {
   const socket = connect(E2E_RSYSLOG);
   const done = (answer: boolean) => {
     socket.destroy();
