@@ -28,7 +28,7 @@ export const ScanRequest = z
   .strictObject({ indicator: indicatorText, type: indicatorType.optional() })
   .meta({ id: 'ScanRequest' });
 
-export const BatchItem = z.union([
+const BatchItem = z.union([
   indicatorText,
   z.strictObject({ indicator: indicatorText, type: indicatorType.optional() }),
 ]);

@@ -12,7 +12,7 @@ export interface AuthFailureLimit {
 }
 
 /** The documented defaults of {@link AuthFailureLimit}. */
-export const AUTH_FAILURE_DEFAULTS: Readonly<Required<AuthFailureLimit>> = Object.freeze({
+const AUTH_FAILURE_DEFAULTS: Readonly<Required<AuthFailureLimit>> = Object.freeze({
   max: 10,
   windowMs: 60_000,
   blockMs: 300_000,

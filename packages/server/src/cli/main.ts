@@ -32,7 +32,7 @@ export const EXIT = {
   incomplete: 4,
 } as const;
 
-export const USAGE = `Usage: threatlib <command> [options]
+const USAGE = `Usage: threatlib <command> [options]
 
 Commands:
   serve [--config FILE] [--profile NAME] [--port N] [--host H]

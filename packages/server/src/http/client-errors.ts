@@ -12,7 +12,7 @@ export interface ClientError extends Error {
  * The problem a request refused by node's HTTP parser (or cut by a timeout) gets. The detail names what was wrong in
  * the parser's terms and never quotes the request: the bytes that broke it may be a credential.
  */
-export function clientErrorProblem(error: ClientError): Problem {
+function clientErrorProblem(error: ClientError): Problem {
   switch (error.code) {
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return {
@@ -65,7 +65,7 @@ let hardeningLines: string | undefined;
  * The full HTTP/1.1 response carrying `problem`, closing the connection, with the same hardening headers as every
  * answer fastify writes (CSP, `nosniff`, frame options, `Cache-Control: no-store`, ...).
  */
-export function rawProblemResponse(problem: Problem): string {
+function rawProblemResponse(problem: Problem): string {
   hardeningLines ??= Object.entries(securityHeaders())
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join('');

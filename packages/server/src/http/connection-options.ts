@@ -31,7 +31,7 @@ export interface ConnectionOptions {
 }
 
 /** The documented defaults of {@link ConnectionOptions}. */
-export const CONNECTION_DEFAULTS: Readonly<Required<ConnectionOptions>> = Object.freeze({
+const CONNECTION_DEFAULTS: Readonly<Required<ConnectionOptions>> = Object.freeze({
   headersTimeout: 10_000,
   requestTimeout: 30_000,
   keepAliveTimeout: 5_000,

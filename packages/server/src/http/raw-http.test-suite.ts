@@ -129,7 +129,7 @@ export function rawExchange(
 }
 
 /** The first HTTP/1.1 response in `raw` (status, lower-cased headers, body by Content-Length), if complete. */
-export function parseResponse(raw: string): Answer | undefined {
+function parseResponse(raw: string): Answer | undefined {
   const end = raw.indexOf('\r\n\r\n');
   if (end === -1) return undefined;
   const [statusLine = '', ...lines] = raw.slice(0, end).split('\r\n');

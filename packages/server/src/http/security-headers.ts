@@ -8,7 +8,7 @@ export type CspDirectives = Record<string, string[]>;
  * The CSP of every API answer: JSON and problem documents load nothing, run nothing and may not be framed.
  * `/docs` has its own (see `openapi/docs-page.ts`).
  */
-export const API_CSP: CspDirectives = {
+const API_CSP: CspDirectives = {
   'default-src': ["'none'"],
   'base-uri': ["'none'"],
   'form-action': ["'none'"],

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 
 /** The most issues a validation problem lists; the rest are counted in a last line. */
-export const MAX_REPORTED_ISSUES = 20;
+const MAX_REPORTED_ISSUES = 20;
 const MAX_KEYS_NAMED = 10;
 const MAX_KEY = 40;
 const MAX_PATH = 400;
