@@ -266,7 +266,7 @@ export class UdmRejection extends Error {
 }
 
 /** `eventTimestamp` → `event_timestamp`, as Google names fields in its messages. */
-export function snake(name: string): string {
+function snake(name: string): string {
   return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 }
 

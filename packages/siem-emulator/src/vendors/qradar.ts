@@ -677,7 +677,7 @@ function searchStatus(search: { search_id: string; query_expression: string }, s
 }
 
 /** The value of a `value = "..."` (or `'...'`) filter, `\` escaping the quote and itself; undefined otherwise. */
-export function parseValueFilter(filter: string): string | undefined {
+function parseValueFilter(filter: string): string | undefined {
   const match = /^\s*value\s*=\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)')\s*$/.exec(filter);
   if (!match) return undefined;
   return (match[1] ?? match[2] ?? '').replace(/\\(.)/g, '$1');

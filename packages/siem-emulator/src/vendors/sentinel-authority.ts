@@ -33,7 +33,7 @@ export const ENTRA_RESOURCES = [
 const TOKEN_LIFETIME_SECONDS = 3599;
 
 /** The claims of an access token the authority issued. */
-export interface AccessTokenClaims {
+interface AccessTokenClaims {
   aud: string;
   iss: string;
   tid: string;
@@ -45,7 +45,7 @@ export interface AccessTokenClaims {
 }
 
 /** Why a bearer token is refused. */
-export type TokenProblem = 'missing' | 'malformed' | 'signature' | 'expired' | 'audience' | 'tenant';
+type TokenProblem = 'missing' | 'malformed' | 'signature' | 'expired' | 'audience' | 'tenant';
 
 /** The verdict on a request's `Authorization` header. */
 export type TokenCheck = { ok: true; claims: AccessTokenClaims } | { ok: false; problem: TokenProblem; detail: string };

@@ -18,7 +18,7 @@ export interface KqlColumn {
 }
 
 /** The Kusto types the interpreter knows. */
-export type KqlType = 'string' | 'datetime' | 'real' | 'long' | 'int' | 'bool' | 'dynamic';
+type KqlType = 'string' | 'datetime' | 'real' | 'long' | 'int' | 'bool' | 'dynamic';
 
 /** A table: its columns and rows (objects keyed by column name). */
 export interface KqlTable {
@@ -460,7 +460,7 @@ class Parser {
 }
 
 /** Splits a query into tokens; a string literal is decoded by Kusto's rules. */
-export function tokenize(query: string): Token[] {
+function tokenize(query: string): Token[] {
   const tokens: Token[] = [];
   let i = 0;
   const syntax = (at: number, text: string): never => {

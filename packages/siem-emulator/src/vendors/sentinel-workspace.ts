@@ -80,8 +80,3 @@ export interface SentinelWorkspace {
   /** The next incident number (Sentinel numbers incidents one by one per workspace). */
   nextIncidentNumber(): number;
 }
-
-/** A table as the KQL interpreter reads it. */
-export function asKqlTables(workspace: SentinelWorkspace): Map<string, KqlTable> {
-  return new Map([...workspace.tables].map(([name, table]) => [name, { columns: table.columns, rows: table.rows }]));
-}
