@@ -21,7 +21,7 @@ import { beforeAll, describe, it } from 'vitest';
 
 /** The five feed identifiers the document names, in its order. */
 export const FEEDS = ['feed_urls', 'feed_otx', 'feed_abuse', 'feed_cti', 'feed_scan'] as const;
-export type FeedId = (typeof FEEDS)[number];
+type FeedId = (typeof FEEDS)[number];
 
 /** The e2e services the examples talk to. */
 export type Service = 'redis' | 'rabbitmq' | 'kafka' | 'rsyslog' | 'ferretdb' | 'elasticsearch' | 'moto';

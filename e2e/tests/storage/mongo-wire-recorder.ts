@@ -5,7 +5,7 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { BSON, type Document } from 'mongodb';
 
 /** One command as the server received it: its body and its document sequences (`documents` of an insert...). */
-export interface RecordedCommand {
+interface RecordedCommand {
   name: string;
   body: Document;
   sequences: Record<string, Document[]>;
