@@ -9,7 +9,7 @@ import { SiemUnreachableError } from '../connector/siem-unreachable-error.js';
 import { SiemUnsupportedError } from '../connector/siem-unsupported-error.js';
 
 /** An alert as a SIEM holds it, reduced to what every platform keeps. */
-export interface ReceivedAlert {
+interface ReceivedAlert {
   title: string;
   severity: string;
   /** The indicator values. */
@@ -17,7 +17,7 @@ export interface ReceivedAlert {
 }
 
 /** A case as a SIEM holds it. */
-export interface ReceivedCase {
+interface ReceivedCase {
   title: string;
   /** The indicator values. */
   indicators: string[];

@@ -5,7 +5,7 @@ import type { CefEvent } from './cef.js';
 import { type ProductIdentity, threatlibIdentity } from './product-identity.js';
 
 /** The CEF Device Event Class ID (signature id) of an alert. */
-export const CEF_ALERT_CLASS_ID = 'threat-alert';
+const CEF_ALERT_CLASS_ID = 'threat-alert';
 
 /**
  * Where the first indicator goes in CEF's Extension Dictionary: an IPv4 address is the destination address (`dst`),

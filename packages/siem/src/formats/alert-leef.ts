@@ -5,7 +5,7 @@ import type { LeefEventInput, LeefVersion } from './leef.js';
 import { type ProductIdentity, threatlibIdentity } from './product-identity.js';
 
 /** The LEEF EventID of an alert (with `cat`, the severity, what a QRadar QID map entry keys on). */
-export const LEEF_ALERT_EVENT_ID = 'ThreatAlert';
+const LEEF_ALERT_EVENT_ID = 'ThreatAlert';
 
 /** The `devTimeFormat` of `devTime`: ISO 8601 in UTC, as Java's SimpleDateFormat, which QRadar uses, reads it. */
 export const LEEF_TIME_FORMAT = "yyyy-MM-dd'T'HH:mm:ss.SSSX";

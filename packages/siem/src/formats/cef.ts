@@ -39,7 +39,7 @@ export interface CefEvent {
 export const CEF_SEVERITY_WORDS = ['Unknown', 'Low', 'Medium', 'High', 'Very-High'] as const;
 
 /** A valid extension key: letters and digits. */
-export const CEF_KEY = /^[A-Za-z0-9]+$/;
+const CEF_KEY = /^[A-Za-z0-9]+$/;
 
 /** Whether `severity` is one CEF allows: an integer 0..10 (no sign, no leading zero) or a severity word. */
 export function isCefSeverity(severity: string): boolean {
@@ -47,12 +47,12 @@ export function isCefSeverity(severity: string): boolean {
 }
 
 /** A header field with `\` and `|` escaped. */
-export function escapeCefHeader(value: string): string {
+function escapeCefHeader(value: string): string {
   return value.replace(/[\\|]/g, (c) => `\\${c}`);
 }
 
 /** An extension value with `\`, `=` and line breaks escaped. */
-export function escapeCefValue(value: string): string {
+function escapeCefValue(value: string): string {
   return value.replace(/[\\=\n\r]/g, (c) => (c === '\n' ? '\\n' : c === '\r' ? '\\r' : `\\${c}`));
 }
 

@@ -6,7 +6,7 @@ import fc from 'fast-check';
  * tabs, `^`, spaces, escape look-alikes, header look-alikes, NUL, a line separator), then any printable ASCII, then
  * non-ASCII (accents, CJK, an emoji outside the BMP).
  */
-export const hostileUnit = fc.oneof(
+const hostileUnit = fc.oneof(
   {
     weight: 5,
     arbitrary: fc.constantFrom(

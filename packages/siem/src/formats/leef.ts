@@ -68,18 +68,18 @@ export function leefDelimiterProblem(delimiter: string): string | undefined {
 }
 
 /** The LEEF 2.0 header field naming `delimiter`: the character itself when printable, else `xHH` (`x09`). */
-export function leefDelimiterField(delimiter: string): string {
+function leefDelimiterField(delimiter: string): string {
   const code = delimiter.charCodeAt(0);
   return code > 0x20 && code < 0x7f ? delimiter : `x${code.toString(16).padStart(2, '0').toUpperCase()}`;
 }
 
 /** A header field with `\` and `|` escaped. */
-export function escapeLeefHeader(value: string): string {
+function escapeLeefHeader(value: string): string {
   return value.replace(/[\\|]/g, (c) => `\\${c}`);
 }
 
 /** An attribute value with `\` and line breaks escaped, and tabs too when the delimiter is a tab. */
-export function escapeLeefValue(value: string, delimiter: string): string {
+function escapeLeefValue(value: string, delimiter: string): string {
   const special = delimiter === '\t' ? /[\\\n\r\t]/g : /[\\\n\r]/g;
   return value.replace(special, (c) => (c === '\n' ? '\\n' : c === '\r' ? '\\r' : c === '\t' ? '\\t' : '\\\\'));
 }

@@ -5,7 +5,7 @@ import { DEFAULT_LEEF_DELIMITER, LEEF_VERSIONS, type LeefVersion, leefDelimiterP
 import type { ForwarderTransport } from './siem-forwarder-error.js';
 
 /** The port of syslog over TLS (RFC 5425 §4.1), used when a `syslog+tls://` endpoint names none. */
-export const SYSLOG_TLS_PORT = 6514;
+const SYSLOG_TLS_PORT = 6514;
 
 const SCHEMES: Readonly<Record<string, ForwarderTransport>> = {
   'https:': 'https',
@@ -18,7 +18,7 @@ const pem = z.string().min(1, { error: 'expected a PEM certificate' });
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /** `enterprise.siemIntegration` as the forwarder takes it. */
-export const ForwarderOptionsSchema = z.strictObject({
+const ForwarderOptionsSchema = z.strictObject({
   /** The client builds the forwarder only when true. */
   enabled: z.boolean().default(false),
   /** `https://…` (POST), `syslog+tls://host[:6514]` (RFC 5425) or `syslog+tcp://host:port` (RFC 6587). */

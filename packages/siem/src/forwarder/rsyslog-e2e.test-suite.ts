@@ -7,7 +7,7 @@ import { beforeAll, describe, it } from 'vitest';
 export const E2E_RSYSLOG = { host: '127.0.0.1', port: 15514 } as const;
 
 /** Where that rsyslog writes every message it receives, in RFC 5424 form (RSYSLOG_SyslogProtocol23Format). */
-export const RSYSLOG_MESSAGES =
+const RSYSLOG_MESSAGES =
   process.env.THREATLIB_RSYSLOG_FILE ??
   fileURLToPath(new URL('../../../../e2e/.state/rsyslog/messages.log', import.meta.url));
 

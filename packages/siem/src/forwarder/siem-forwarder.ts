@@ -16,10 +16,10 @@ import { SiemForwarderError } from './siem-forwarder-error.js';
 import { SyslogStream } from './syslog-stream.js';
 
 /** The syslog facility of forwarded alerts: local0 (16). */
-export const FORWARDER_FACILITY = 16;
+const FORWARDER_FACILITY = 16;
 
 /** The syslog severity (RFC 5424 §6.2.1) of each alert severity. */
-export const SYSLOG_SEVERITY: Readonly<Record<Severity, number>> = {
+const SYSLOG_SEVERITY: Readonly<Record<Severity, number>> = {
   critical: 2,
   high: 3,
   medium: 4,

@@ -28,7 +28,7 @@ function indicatorValue(indicator: Record<string, unknown>): string | undefined 
 }
 
 /** The indicator values of an alert document. */
-export function documentIndicators(source: Record<string, unknown>): string[] {
+function documentIndicators(source: Record<string, unknown>): string[] {
   const indicator = (source.threat as { indicator?: unknown } | undefined)?.indicator;
   const list = indicator === undefined ? [] : Array.isArray(indicator) ? indicator : [indicator];
   return list

@@ -2,7 +2,7 @@ import { createServer, request as httpRequest, type IncomingHttpHeaders, type Se
 import type { AddressInfo, Socket } from 'node:net';
 
 /** What the proxy does to one of the next requests. */
-export type ProxyFault =
+type ProxyFault =
   /** Elasticsearch's own answer when its write queue is full: 429 es_rejected_execution_exception. */
   | { kind: 'busy'; retryAfter?: number }
   /** Never answers. */
@@ -11,7 +11,7 @@ export type ProxyFault =
   | { kind: 'rewrite'; rewrite: (body: Record<string, unknown>) => Record<string, unknown> };
 
 /** A request the proxy saw. */
-export interface ProxiedRequest {
+interface ProxiedRequest {
   method: string;
   path: string;
   body: string;

@@ -20,7 +20,7 @@ export const CHRONICLE_PORT = 443;
 /** Google's OAuth 2.0 token endpoint, where a service account's signed assertion is exchanged for a token. */
 export const GOOGLE_TOKEN_URI = 'https://oauth2.googleapis.com/token';
 /** The scope the Chronicle API documents for events.import and udmSearch. */
-export const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
+const CLOUD_PLATFORM_SCOPE = 'https://www.googleapis.com/auth/cloud-platform';
 
 /** The options `siem_e` adds to the common ones. */
 export const CHRONICLE_OPTIONS = {

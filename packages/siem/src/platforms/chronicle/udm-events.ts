@@ -7,7 +7,7 @@ import type { Alert, IndicatorRecord, Severity } from '@threatlib/core';
 import { alertSources } from '../../formats/alert-fields.js';
 
 /** `security_result.severity` of each alert severity. */
-export const UDM_SEVERITY: Readonly<Record<Severity, string>> = {
+const UDM_SEVERITY: Readonly<Record<Severity, string>> = {
   informational: 'INFORMATIONAL',
   low: 'LOW',
   medium: 'MEDIUM',
@@ -16,7 +16,7 @@ export const UDM_SEVERITY: Readonly<Record<Severity, string>> = {
 };
 
 /** `metadata.product_event_type` of the connector's alerts, to find them in a search. */
-export const ALERT_EVENT_TYPE = 'threatlib:alert';
+const ALERT_EVENT_TYPE = 'threatlib:alert';
 
 /** Who the events say wrote them. */
 export interface UdmProduct {
@@ -26,7 +26,7 @@ export interface UdmProduct {
 }
 
 /** A UDM noun (`principal`, `target`, `about[]`...), with the fields the connector fills. */
-export type UdmNoun = {
+type UdmNoun = {
   ip?: string[];
   hostname?: string;
   domain?: { name: string };
@@ -46,7 +46,7 @@ export interface UdmImportEvent {
 }
 
 /** The noun that names an indicator, in the field the UDM has for its kind. */
-export function indicatorNoun(indicator: IndicatorRecord): UdmNoun {
+function indicatorNoun(indicator: IndicatorRecord): UdmNoun {
   switch (indicator.type) {
     case 'ipv4':
     case 'ipv6':

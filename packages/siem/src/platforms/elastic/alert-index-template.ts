@@ -21,7 +21,7 @@ const INDICATOR_PROPERTIES = {
 } as const;
 
 /** The mappings of an alert index. */
-export const ALERT_MAPPINGS = {
+const ALERT_MAPPINGS = {
   // Only the fields below are indexed; anything else a pipeline adds stays in _source without growing the mapping.
   dynamic: false,
   properties: {

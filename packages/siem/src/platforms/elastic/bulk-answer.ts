@@ -33,7 +33,7 @@ export interface BulkOutcome {
 }
 
 /** One failed item. */
-export interface BulkFailure {
+interface BulkFailure {
   /** Position in the batch. */
   position: number;
   status: number;

@@ -13,10 +13,10 @@ import type { Alert, IndicatorRecord, IndicatorType } from '@threatlib/core';
 import { eventSeverity } from '../../formats/alert-severity.js';
 
 /** The ECS version the documents follow. */
-export const ECS_VERSION = '8.17.0';
+const ECS_VERSION = '8.17.0';
 
 /** The STIX 2.0 cyber observable type ECS's `threat.indicator.type` takes, for each indicator type. */
-export const ECS_INDICATOR_TYPE: Readonly<Record<IndicatorType, string>> = {
+const ECS_INDICATOR_TYPE: Readonly<Record<IndicatorType, string>> = {
   ipv4: 'ipv4-addr',
   ipv6: 'ipv6-addr',
   domain: 'domain-name',

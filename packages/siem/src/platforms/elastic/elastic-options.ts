@@ -12,7 +12,7 @@ import type { ResolvedCommonOptions } from '../../connector/connector-options.js
 /** Elasticsearch's HTTP port, where `port` points by default. */
 export const ELASTICSEARCH_PORT = 9200;
 /** Kibana's default port. */
-export const KIBANA_PORT = 5601;
+const KIBANA_PORT = 5601;
 
 /**
  * An index or index pattern name as Elasticsearch takes it: lower case, no `\ / * ? " < > | , #` or spaces, not

@@ -25,7 +25,7 @@ const EVENT_FIELDS: Readonly<Record<IndicatorType, readonly string[]>> = {
  * which is where an index without ECS mappings (dynamic mapping makes strings `text` with a `keyword` sub-field)
  * keeps the exact value.
  */
-export function enrichmentFields(type: IndicatorType): string[] {
+function enrichmentFields(type: IndicatorType): string[] {
   const fields = [`threat.indicator.${ECS_INDICATOR_FIELD[type]}`, ...EVENT_FIELDS[type]];
   return [...fields, ...fields.map((field) => `${field}.keyword`)];
 }

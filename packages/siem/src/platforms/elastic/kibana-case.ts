@@ -143,7 +143,7 @@ function markdownText(value: string): string {
 }
 
 /** Kibana's error body: `{statusCode, error, message}`. */
-export interface KibanaError {
+interface KibanaError {
   statusCode?: number;
   error?: string;
   message?: string;

@@ -60,7 +60,7 @@ export function readQradarError(response: SiemHttpResponse): QradarErrorBody {
 }
 
 /** The reason in an envelope: its message, and its description when that adds something. */
-export function qradarReason(error: QradarErrorBody, response: SiemHttpResponse): string {
+function qradarReason(error: QradarErrorBody, response: SiemHttpResponse): string {
   const message = error.message?.trim();
   const description = error.description?.trim();
   const parts = [message, description && description !== message ? description : undefined].filter(Boolean);
@@ -114,7 +114,7 @@ export function qradarFailure(
 }
 
 /** The start of a body that is not QRadar's JSON, for a message. */
-export function snippet(body: string): string {
+function snippet(body: string): string {
   const text = body.replace(/\s+/g, ' ').trim();
   return text.length > 200 ? `${text.slice(0, 200)}…` : text || '(empty answer)';
 }

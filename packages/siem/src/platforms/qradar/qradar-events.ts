@@ -11,7 +11,7 @@ import { formatLeef, type LeefEventInput, type LeefVersion } from '../../formats
 import { threatlibIdentity } from '../../formats/product-identity.js';
 
 /** The LEEF EventID of a case (with `cat`, the priority, what a QRadar QID map entry keys on). */
-export const LEEF_CASE_EVENT_ID = 'ThreatCase';
+const LEEF_CASE_EVENT_ID = 'ThreatCase';
 
 /** Syslog facility of every message: user-level (1). */
 const FACILITY_USER = 1;
@@ -45,7 +45,7 @@ const SHRINKABLE = ['indicators', 'description', 'title'] as const;
  *
  * @throws {RangeError} when even the shortened event does not fit.
  */
-export function syslogMessage(event: LeefEventInput, severity: number, time: Date, settings: EventSettings): string {
+function syslogMessage(event: LeefEventInput, severity: number, time: Date, settings: EventSettings): string {
   const render = (attributes: Record<string, string>) =>
     formatRfc5424({
       facility: FACILITY_USER,

@@ -24,7 +24,7 @@ export const QRADAR_TLS_SYSLOG_PORT = 6514;
 /** QRadar's TCP syslog port. */
 export const QRADAR_TCP_SYSLOG_PORT = 514;
 /** The REST API version asked for (QRadar 7.5.0 Update Package 8; later releases answer it as it was). */
-export const QRADAR_API_VERSION = '22.0';
+const QRADAR_API_VERSION = '22.0';
 
 /** The options `siem_b` adds to the common ones. */
 export const QRADAR_OPTIONS = {

@@ -212,7 +212,7 @@ function numberOf(value: unknown): number | undefined {
 }
 
 /** The note a case adds to an offense: the case id, title, priority, assignee, description and indicators. */
-export function noteText(input: Case, caseId: string): string {
+function noteText(input: Case, caseId: string): string {
   const lines = [
     `threatlib case ${caseId}: ${input.title}`,
     `Priority: ${input.priority}${input.assignee ? `; assignee: ${input.assignee}` : ''}`,

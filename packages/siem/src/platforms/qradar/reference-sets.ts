@@ -16,10 +16,10 @@ import { QRADAR_CODE, readQradarError } from './qradar-answers.js';
 import { type QradarApi, segment } from './qradar-api.js';
 
 /** Most values sent in one bulk load. */
-export const BULK_LOAD_CHUNK = 1000;
+const BULK_LOAD_CHUNK = 1000;
 
 /** The source QRadar records for a value threatlib added. */
-export const REFERENCE_SOURCE = 'threatlib';
+const REFERENCE_SOURCE = 'threatlib';
 
 /** An element of a reference set as QRadar returns it. */
 export interface ReferenceElement {
@@ -36,7 +36,7 @@ function isMissingSet(response: SiemHttpResponse): boolean {
 }
 
 /** Creates the set as ALNIC; a set already there (409, code 1004) is fine. */
-export async function createReferenceSet(api: QradarApi, call: PlatformCall, name: string): Promise<void> {
+async function createReferenceSet(api: QradarApi, call: PlatformCall, name: string): Promise<void> {
   const response = await api.send(call, {
     method: 'POST',
     path: '/reference_data/sets',
@@ -48,7 +48,7 @@ export async function createReferenceSet(api: QradarApi, call: PlatformCall, nam
 }
 
 /** Makes sure the set exists (one authenticated call when it does). */
-export async function ensureReferenceSet(api: QradarApi, call: PlatformCall, name: string): Promise<void> {
+async function ensureReferenceSet(api: QradarApi, call: PlatformCall, name: string): Promise<void> {
   const response = await api.send(call, {
     method: 'GET',
     path: `/reference_data/sets/${segment(name)}`,

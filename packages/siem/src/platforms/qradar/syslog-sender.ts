@@ -44,7 +44,7 @@ const REASONS: Record<string, string> = {
 };
 
 /** One message framed for the stream. */
-export function frame(message: string, framing: SyslogTarget['framing']): string {
+function frame(message: string, framing: SyslogTarget['framing']): string {
   return framing === 'lf' ? `${message}\n` : `${Buffer.byteLength(message, 'utf8')} ${message}`;
 }
 

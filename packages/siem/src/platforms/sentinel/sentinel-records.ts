@@ -64,7 +64,7 @@ export function incidentOf(input: Case): {
 }
 
 /** `- <type> <value> (source: <source>)`, as the incident's description lists an indicator. */
-export function indicatorLine(indicator: IndicatorRecord): string {
+function indicatorLine(indicator: IndicatorRecord): string {
   const source = indicator.source ?? indicator.sources?.join(', ');
   return `- ${indicator.type} ${indicator.value}${source ? ` (source: ${source})` : ''}`;
 }

@@ -13,7 +13,7 @@ const name = z.string().trim().min(1).max(256);
 /** Splunk's management (REST) port, where `port` points by default. */
 export const SPLUNK_MANAGEMENT_PORT = 8089;
 /** The HTTP Event Collector's default port. */
-export const SPLUNK_HEC_PORT = 8088;
+const SPLUNK_HEC_PORT = 8088;
 
 /** The options `siem_a` adds to the common ones. */
 export const SPLUNK_OPTIONS = {

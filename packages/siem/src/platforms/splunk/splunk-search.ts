@@ -35,7 +35,7 @@ export function regexLiteral(value: string): string {
 }
 
 /** One row of search results, as Splunk's JSON gives it (every value a string, or a list for multivalue fields). */
-export type SearchRow = Record<string, string | string[] | undefined>;
+type SearchRow = Record<string, string | string[] | undefined>;
 
 /** What a search answered: its rows and its messages. */
 export interface SearchAnswer {
