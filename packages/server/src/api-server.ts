@@ -30,9 +30,10 @@ import {
   fastifyConnectionOptions,
   resolveConnectionOptions,
 } from './http/connection-options.js';
-import { deferContinue } from './http/expect-continue.js';
+import { deferContinue, refuseUnknownExpectations } from './http/expect-continue.js';
 import { DEFAULT_JSON_DEPTH_LIMIT, jsonBodyParser } from './http/json-body-parser.js';
 import { PROBLEM_TYPES, type Problem, ProblemError, validationProblem } from './http/problem.js';
+import { MAX_PARAM_LENGTH, routerRefusalHandler } from './http/router-refusals.js';
 import { securityHeaders } from './http/security-headers.js';
 import { closeIfBodyUnread } from './http/unread-body.js';
 import { reportedIssues } from './http/validation-issues.js';
@@ -205,6 +206,8 @@ export class APIServer {
   async #build(): Promise<FastifyInstance> {
     const logger = serverLogger(this.#mounted[0]?.client);
     this.#logsToClient = logger !== undefined;
+    // Every answer, errors included, carries the hardening headers (nosniff, CSP, frame options, no-store...).
+    const hardening = securityHeaders();
     const app = Fastify({
       bodyLimit: this.#options.bodyLimit,
       // The server logs through the (first) mounted client's pino logger, with its format, filters, redaction and
@@ -216,7 +219,10 @@ export class APIServer {
       return503OnClosing: true,
       // An alert id may be 200 characters (GET /alerts/{id}): the router's default refuses a parameter past 100 with
       // a bare 414; above 200 the route's own check answers, a 400 problem naming the limit.
-      routerOptions: { maxParamLength: 1024 },
+      routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+      // What the router refuses before any hook runs (a path it cannot decode, a parameter past maxParamLength) is a
+      // problem document with the hardening headers too, and never repeats the path.
+      frameworkErrors: routerRefusalHandler(hardening),
       // Timeouts on headers, whole requests, idle keep-alive and silent connections (none of them is on in fastify).
       ...fastifyConnectionOptions(this.#connections),
       // What node's HTTP parser refuses (and requests that time out) is answered with a problem document too.
@@ -226,8 +232,9 @@ export class APIServer {
     guardConnections(app.server, this.#connections.maxConnectionsPerAddress, ({ address, max }) =>
       app.log.warn({ address, max }, 'connections per address capped: closing new ones from this address'),
     );
-    // A body is invited (100 Continue) only once its request is authenticated.
+    // A body is invited (100 Continue) only once its request is authenticated; any other expectation gets 417.
     deferContinue(app.server);
+    refuseUnknownExpectations(app.server, hardening);
 
     // Depth and duplicate keys are refused before the parse, a "__proto__" key by it; see json-body-parser.ts.
     app.removeContentTypeParser('application/json');
@@ -237,9 +244,7 @@ export class APIServer {
       jsonBodyParser({ maxDepth: this.#options.jsonDepthLimit }),
     );
 
-    // Every answer, errors included, carries the hardening headers (nosniff, CSP, frame options, no-store...): set
-    // first, in one call, before any hook can answer.
-    const hardening = securityHeaders();
+    // The hardening headers, set first and in one call, before any hook can answer.
     app.addHook('onRequest', (_request, reply, done) => {
       reply.headers(hardening);
       done();
