@@ -6,6 +6,7 @@ import {
   ThreatlibError,
   ValidationError,
 } from '@threatlib/core';
+import { guardConnections } from '@threatlib/core/integration';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyError,
@@ -23,8 +24,8 @@ import { type ClientHealth, clientHealth, isReady } from './health/client-health
 import { DEFAULT_HEALTH_CACHE_MS, ProbeCache } from './health/probe-cache.js';
 import { chargeBatchItems, type RequestLimiter } from './http/batch-rate-cost.js';
 import { DEFAULT_PAGE_BYTES, pageWithinBudget } from './http/budgeted-page.js';
+import { clientKey } from './http/client-address.js';
 import { hostRequired, problemClientErrorHandler } from './http/client-errors.js';
-import { guardConnections } from './http/connection-guard.js';
 import {
   type ConnectionOptions,
   fastifyConnectionOptions,
@@ -229,9 +230,13 @@ export class APIServer {
       clientErrorHandler: problemClientErrorHandler((entry) => app.log.debug(entry, 'client error')),
     });
     this.#app = app;
-    guardConnections(app.server, this.#connections.maxConnectionsPerAddress, ({ address, max }) =>
-      app.log.warn({ address, max }, 'connections per address capped: closing new ones from this address'),
-    );
+    // Counted under the rate limiter's key, so the connection cap and the request limits see the same client.
+    guardConnections(app.server, {
+      maxPerAddress: this.#connections.maxConnectionsPerAddress,
+      key: clientKey,
+      onCapReached: ({ address, max }) =>
+        app.log.warn({ address, max }, 'connections per address capped: closing new ones from this address'),
+    });
     // A body is invited (100 Continue) only once its request is authenticated; any other expectation gets 417.
     deferContinue(app.server);
     refuseUnknownExpectations(app.server, hardening);

@@ -1,4 +1,5 @@
 import type { ServerOptions } from 'node:http';
+import { SERVER_TIMEOUT_DEFAULTS, serverTimeoutOptions } from '@threatlib/core/integration';
 
 /**
  * How long a connection may take over what, and how many one client address may hold: the options of
@@ -32,10 +33,7 @@ export interface ConnectionOptions {
 
 /** The documented defaults of {@link ConnectionOptions}. */
 const CONNECTION_DEFAULTS: Readonly<Required<ConnectionOptions>> = Object.freeze({
-  headersTimeout: 10_000,
-  requestTimeout: 30_000,
-  keepAliveTimeout: 5_000,
-  connectionTimeout: 120_000,
+  ...SERVER_TIMEOUT_DEFAULTS,
   maxConnectionsPerAddress: 64,
 });
 
@@ -65,30 +63,14 @@ export function resolveConnectionOptions(options: ConnectionOptions): Required<C
   return resolved;
 }
 
-/**
- * The fastify server options that apply `options`. Node checks the header and request deadlines every
- * `connectionsCheckingInterval` (30 s by its default, which would let a 10 s deadline run to 40 s): here every
- * second, or a quarter of the shorter deadline when that is less.
- */
+/** The fastify server options that apply `options` (core's `serverTimeoutOptions`), and a Host-less request let in. */
 export function fastifyConnectionOptions(options: Required<ConnectionOptions>): {
   requestTimeout: number;
   connectionTimeout: number;
   keepAliveTimeout: number;
   http: ServerOptions;
 } {
-  const deadlines = [options.headersTimeout, options.requestTimeout].filter((ms) => ms > 0);
-  const checkEvery = Math.max(10, Math.min(1_000, ...deadlines.map((ms) => Math.floor(ms / 4))));
-  return {
-    requestTimeout: options.requestTimeout,
-    connectionTimeout: options.connectionTimeout,
-    keepAliveTimeout: options.keepAliveTimeout,
-    http: {
-      headersTimeout: options.headersTimeout,
-      requestTimeout: options.requestTimeout,
-      keepAliveTimeout: options.keepAliveTimeout,
-      connectionsCheckingInterval: checkEvery,
-      // An HTTP/1.1 request without Host is refused by the server itself, with a problem document.
-      requireHostHeader: false,
-    },
-  };
+  const timeouts = serverTimeoutOptions(options);
+  // An HTTP/1.1 request without Host is refused by the server itself, with a problem document.
+  return { ...timeouts, http: { ...timeouts.http, requireHostHeader: false } };
 }
