@@ -3,11 +3,12 @@ import { InvalidIndicatorError } from '../errors/invalid-indicator-error.js';
 import { INDICATOR_TYPES, type IndicatorType } from '../indicators/indicator.js';
 import { INDICATOR_TYPE_NAMES, type IndicatorTypeName } from '../indicators/indicator-type-name.js';
 import { parseIndicator } from '../indicators/parse-indicator.js';
+import { shownInput } from './shown-input.js';
 
 const typeName = z
   .enum(INDICATOR_TYPE_NAMES, {
     error: (issue) =>
-      `expected one of ${INDICATOR_TYPE_NAMES.join(', ')}${issue.input === undefined ? '' : `, got ${JSON.stringify(issue.input)}`}`,
+      `expected one of ${INDICATOR_TYPE_NAMES.join(', ')}${issue.input === undefined ? '' : `, got ${shownInput(issue.input)}`}`,
   })
   .meta({ description: '`ip` is an IPv4 or IPv6 address, `hostname` a domain; records keep the precise type' });
 

@@ -28,6 +28,19 @@ describe('IndicatorMessageSchema', () => {
   ])('refuses %j, naming the field', (content, message) => {
     expect(() => parseRecord(IndicatorMessageSchema, content, 'message')).toThrow(message);
   });
+
+  // A queue message is anyone's JSON: a refusal must be a ValidationError (the message is dead-lettered at once),
+  // never a RangeError from quoting the value (the message would be retried, then dead-lettered as "exhausted").
+  it('refuses a type nested far past the stack, or megabytes long, with a short message', () => {
+    const deep = JSON.parse(`{"indicator":"8.8.8.8","type":${'['.repeat(100_000)}${']'.repeat(100_000)}}`);
+    expect(() => parseRecord(IndicatorMessageSchema, deep, 'message')).toThrow(
+      'type: expected one of ipv4, ipv6, domain, url, md5, sha1, sha256, email, ip, hostname, got an array',
+    );
+    const long = { indicator: '8.8.8.8', type: 't'.repeat(1_000_000) };
+    expect(() => parseRecord(IndicatorMessageSchema, long, 'message')).toThrow(
+      expect.objectContaining({ message: expect.stringMatching(/got "t{100}…"$/) }),
+    );
+  });
 });
 
 describe('ProcessedMessageSchema', () => {

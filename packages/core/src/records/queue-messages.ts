@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { FeedResult } from '../feeds/feed-result.js';
 import { INDICATOR_TYPE_NAMES } from '../indicators/indicator-type-name.js';
+import { shownInput } from './shown-input.js';
 
 /**
  * The content of an incoming queue message: `{indicator, type?}`, `type` any accepted type name (`ip`, `domain`,
@@ -16,7 +17,7 @@ export const IndicatorMessageSchema = z
       .max(8192),
     type: z
       .enum(INDICATOR_TYPE_NAMES, {
-        error: (issue) => `expected one of ${INDICATOR_TYPE_NAMES.join(', ')}, got ${JSON.stringify(issue.input)}`,
+        error: (issue) => `expected one of ${INDICATOR_TYPE_NAMES.join(', ')}, got ${shownInput(issue.input)}`,
       })
       .optional(),
   })

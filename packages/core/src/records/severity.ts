@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { shownInput } from './shown-input.js';
 
 /**
  * How serious an alert is, lowest first. A correlation's risk score (1..10) maps to one with
@@ -66,7 +67,7 @@ export function caseInsensitiveEnum<const T extends readonly [string, ...string[
   const pattern = new RegExp(`^(?:${values.join('|')})$`, 'i');
   return z
     .string({ error: expected })
-    .regex(pattern, { error: (issue) => `${expected}, got ${JSON.stringify(issue.input)}` })
+    .regex(pattern, { error: (issue) => `${expected}, got ${shownInput(issue.input)}` })
     .transform((value) => value.toLowerCase() as T[number])
     .meta({ description: `One of ${values.join(', ')} (any case)` });
 }
