@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UnprocessableMessageError } from '../errors/unprocessable-message-error.js';
 import { createQueueMessage } from '../message/queue-message.js';
-import { readIndicatorRequest } from './indicator-request.js';
+import { MAX_INDICATOR_MESSAGE_BYTES, readIndicatorRequest } from './indicator-request.js';
 
 const message = (body: string) =>
   createQueueMessage({
@@ -53,5 +53,30 @@ describe('readIndicatorRequest', () => {
     expect(reason('{"indicator":"1.2.3.4","type":"address"}')).toMatch(
       /^invalid indicator message: "type": expected one of ipv4, ipv6, domain, .*, ip, hostname, got "address"$/,
     );
+  });
+
+  // Found against a real broker: such a message was retried to its last attempt and dead-lettered as "exhausted"
+  // (RangeError), or its megabytes were decoded and parsed, where a malformed message is dead-lettered at once.
+  it('dead-letters at once a type nested far past the stack, saying what it is', () => {
+    const deep = `{"indicator":"8.8.8.8","type":${'['.repeat(30_000)}${']'.repeat(30_000)}}`;
+    expect(Buffer.byteLength(deep)).toBeLessThan(MAX_INDICATOR_MESSAGE_BYTES);
+    expect(reason(deep)).toMatch(/"type": expected one of .*, got an array$/);
+  });
+
+  it(`refuses a message over ${MAX_INDICATOR_MESSAGE_BYTES} bytes before decoding it, saying so`, () => {
+    const padded = (bytes: number) => {
+      const body = `{"indicator":"8.8.8.8","pad":"${'a'.repeat(bytes)}"}`;
+      return `${body.slice(0, -2 - (body.length - bytes))}"}`;
+    };
+    expect(Buffer.byteLength(padded(MAX_INDICATOR_MESSAGE_BYTES))).toBe(MAX_INDICATOR_MESSAGE_BYTES);
+    expect(readIndicatorRequest(message(padded(MAX_INDICATOR_MESSAGE_BYTES)))).toEqual({ indicator: '8.8.8.8' });
+    const big = message(padded(20_000_000));
+    expect(reason(padded(MAX_INDICATOR_MESSAGE_BYTES + 1))).toBe(
+      `the message is ${MAX_INDICATOR_MESSAGE_BYTES + 1} bytes; an indicator message is at most ${MAX_INDICATOR_MESSAGE_BYTES}`,
+    );
+    let decoded = false;
+    const spy = Object.create(big, { content: { get: () => ((decoded = true), big.content) } });
+    expect(() => readIndicatorRequest(spy)).toThrow('the message is 20000000 bytes');
+    expect(decoded).toBe(false);
   });
 });
