@@ -11,6 +11,14 @@ describe('AlertDedupe', () => {
     expect(dedupe.admit('a', 1_500)).toBe(false);
   });
 
+  it('forget lets a key raise again within its window', () => {
+    const dedupe = new AlertDedupe(1_000);
+    expect(dedupe.admit('a', 0)).toBe(true);
+    dedupe.forget('a');
+    expect(dedupe.admit('a', 10)).toBe(true);
+    expect(dedupe.admit('a', 20)).toBe(false);
+  });
+
   it('a window of 0 admits every time and remembers nothing', () => {
     const dedupe = new AlertDedupe(0);
     expect([dedupe.admit('a', 0), dedupe.admit('a', 0)]).toEqual([true, true]);

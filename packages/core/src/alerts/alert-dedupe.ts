@@ -32,6 +32,14 @@ export class AlertDedupe {
     return true;
   }
 
+  /**
+   * Forgets `key`, so that its next conclusion raises an alert again: for an alert that did not reach every
+   * integration, which must not keep the next one away.
+   */
+  forget(key: string): void {
+    this.#raised.delete(key);
+  }
+
   /** Indicators remembered now. */
   get size(): number {
     return this.#raised.size;

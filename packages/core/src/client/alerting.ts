@@ -66,6 +66,13 @@ interface Tracked {
 }
 
 /**
+ * An alert a concluded threat raised: settles once the alert is stored, with the delivery under way to each
+ * integration it is delivered to (each settling, never rejecting, with the delivery's outcome once its attempts
+ * ended); rejects with the store's error when the alert could not be stored.
+ */
+type Raised = Promise<ReadonlyMap<string, Promise<AlertDelivery>>>;
+
+/**
  * The alerting of one client: raises an alert for each threat concluded (filtered by `alerting.enabled` and
  * `minSeverity`, deduplicated within `dedupeWindowMs`), stores every alert, and delivers each to every started
  * integration, concurrently and in the background, retrying each delivery with backoff and recording its outcome
@@ -79,7 +86,14 @@ export class ClientAlerting {
   readonly #secrets: string[];
   readonly #tracked = new Map<string, Tracked>();
   /** Deliveries under way by `alertId\0integration`: one at a time per pair. */
-  readonly #inFlight = new Map<string, Promise<void>>();
+  readonly #inFlight = new Map<string, Promise<AlertDelivery>>();
+  /**
+   * The alert each concluded correlation raised (or, deduplicated, waits for), by the correlation object its caller
+   * holds: an entry lives as long as that object (see `deliveryOf`).
+   */
+  readonly #raised = new WeakMap<object, Raised>();
+  /** Alerts raised whose deliveries have not all ended, by dedupe key: a duplicate concluded meanwhile waits for one. */
+  readonly #open = new Map<string, Raised>();
   /** Everything running in the background: raises, deliveries and the writes that record them. */
   readonly #background = new Set<Promise<unknown>>();
   readonly #counts = new Map<string, AlertDeliveryCounts>();
@@ -106,28 +120,76 @@ export class ClientAlerting {
   /**
    * A threat was concluded: raises its alert in the background unless alerting is off, its severity is below
    * `minSeverity`, or the same indicator raised one within `dedupeWindowMs`. Never throws and never waits.
+   * `handle` is the object the caller of `correlate` holds (default: `correlation`): `deliveryOf(handle, name)`
+   * finds the alert by it.
    */
-  conclude(correlation: Correlation): void {
+  conclude(correlation: Correlation, handle: object = correlation): void {
     const { enabled, minSeverity } = this.#options.config.alerting;
     if (!enabled || !correlation.isThreat) return;
     if (severityRank(severityForRiskScore(correlation.riskScore)) < severityRank(minSeverity)) return;
     const now = this.#options.clock.now();
-    if (!this.#dedupe.admit(`${correlation.type}\0${correlation.indicator}`, now)) return;
+    const key = `${correlation.type}\0${correlation.indicator}`;
+    if (!this.#dedupe.admit(key, now)) {
+      // A duplicate raises nothing, but while the alert it duplicates is being delivered, it waits for that one.
+      const open = this.#open.get(key);
+      if (open) this.#raised.set(handle, open);
+      return;
+    }
     let input: AlertInput;
     try {
       input = threatAlertFor(correlation, new Date(now));
     } catch (error) {
+      this.#dedupe.forget(key);
       this.#logger.error({ err: error, indicator: correlation.indicator }, 'could not make the alert for a threat');
       return;
     }
+    this.#raised.set(handle, this.#raise(input, key, correlation.indicator));
+  }
+
+  /**
+   * Stores and delivers the alert of a threat. Its dedupe key is forgotten when it could not be stored or a delivery
+   * ended other than `delivered`, so that the next conclusion of the indicator raises it again (a queue message
+   * retried because the alert did not go out must not be taken for a duplicate).
+   */
+  #raise(input: AlertInput, key: string, indicator: string): Raised {
+    const raised: Raised = this.#add(input).then(({ jobs }) => jobs);
+    this.#open.set(key, raised);
     this.#track(
-      this.add(input).catch((error: unknown) => {
-        this.#logger.error(
-          { err: error, indicator: correlation.indicator },
-          `the alert for ${correlation.indicator} could not be stored: ${deliveryErrorText(error, this.#secrets)}`,
-        );
-      }),
+      raised
+        .then(
+          async (jobs) => {
+            const outcomes = await Promise.all(jobs.values());
+            if (outcomes.some((delivery) => delivery.status !== 'delivered')) this.#dedupe.forget(key);
+          },
+          (error: unknown) => {
+            this.#dedupe.forget(key);
+            this.#logger.error(
+              { err: error, indicator },
+              `the alert for ${indicator} could not be stored: ${deliveryErrorText(error, this.#secrets)}`,
+            );
+          },
+        )
+        .finally(() => {
+          if (this.#open.get(key) === raised) this.#open.delete(key);
+        }),
     );
+    return raised;
+  }
+
+  /**
+   * The outcome of delivering, to `integration`, the alert that concluding `correlation` raised (the result of
+   * `client.correlate` as returned): resolves once that delivery has ended, its retries included, with its record.
+   * A correlation deduplicated against an alert whose deliveries are still under way waits for that alert's.
+   * Undefined when no alert was raised (not a threat, alerting off, below `minSeverity`, deduplicated within
+   * `dedupeWindowMs`) or none was delivered to `integration` (not started then).
+   *
+   * @throws the alert store's error when the alert could not be stored.
+   */
+  async deliveryOf(correlation: object, integration: string): Promise<AlertDelivery | undefined> {
+    const raised = typeof correlation === 'object' && correlation !== null ? this.#raised.get(correlation) : undefined;
+    if (raised === undefined) return undefined;
+    const job = (await raised).get(integration);
+    return job === undefined ? undefined : { ...(await job) };
   }
 
   /**
@@ -135,10 +197,14 @@ export class ClientAlerting {
    * the stored alert once it is stored, without waiting for the deliveries.
    */
   async add(input: AlertInput): Promise<Alert> {
+    return (await this.#add(input)).stored;
+  }
+
+  async #add(input: AlertInput): Promise<{ stored: Alert; jobs: Map<string, Promise<AlertDelivery>> }> {
     const targets = this.#targets();
     const parsed = DeliveriesSchema.safeParse((input as { deliveries?: unknown } | null)?.deliveries ?? []);
     // Invalid deliveries (or input) are the store's to refuse, with its ValidationError.
-    if (!parsed.success) return this.#store.add(input);
+    if (!parsed.success) return { stored: await this.#store.add(input), jobs: new Map() };
     const given = parsed.data;
     // A delivery the input records as done (an alert moved from another store) is not made again.
     const due = targets.filter((t) => !given.some((d) => d.integration === t.name && d.status === 'delivered'));
@@ -147,8 +213,8 @@ export class ClientAlerting {
       ...due.map((t) => ({ integration: t.name, status: 'pending' as const, attempts: 0 })),
     ];
     const stored = await this.#store.add({ ...input, deliveries } as AlertInput);
-    if (due.length > 0) this.#start(stored, due);
-    return stored;
+    const jobs = this.#start(stored, due);
+    return { stored, jobs: new Map(due.map((target, i) => [target.name, jobs[i] as Promise<AlertDelivery>])) };
   }
 
   /**
@@ -228,7 +294,7 @@ export class ClientAlerting {
 
   async #resume(store: AlertStore, signal: AbortSignal, started: Set<string>): Promise<void> {
     const pending = store.pending?.bind(store) as NonNullable<AlertStore['pending']>;
-    const window = new Set<Promise<void>>();
+    const window = new Set<Promise<unknown>>();
     let alerts = 0;
     let deliveries = 0;
     let cursor: string | undefined;
@@ -300,8 +366,11 @@ export class ClientAlerting {
     return work;
   }
 
-  /** Starts (or joins) a delivery of `alert` to each of `targets`; the promises settle as each ends. */
-  #start(alert: Alert, targets: readonly AlertTarget[]): Promise<void>[] {
+  /**
+   * Starts (or joins) a delivery of `alert` to each of `targets`; the promises resolve, in the order of `targets`, as
+   * each ends and its outcome is recorded, with the delivery's record.
+   */
+  #start(alert: Alert, targets: readonly AlertTarget[]): Promise<AlertDelivery>[] {
     if (targets.length === 0) return [];
     this.#startedDuringResume?.add(alert.id);
     let tracked = this.#tracked.get(alert.id);
@@ -320,7 +389,9 @@ export class ClientAlerting {
       const key = `${alert.id}\0${target.name}`;
       const existing = this.#inFlight.get(key);
       if (existing) return existing;
-      const job = this.#track(this.#deliver(tracked, target)).finally(() => this.#inFlight.delete(key));
+      const job = this.#track(this.#deliver(tracked, target).then(() => outcomeOf(tracked, target.name))).finally(() =>
+        this.#inFlight.delete(key),
+      );
       this.#inFlight.set(key, job);
       return job;
     });
@@ -579,6 +650,28 @@ export class ClientAlerts implements AlertStore {
     return this.#alerting.settled();
   }
 
+  /**
+   * Waits for the alert a correlation raised to reach one integration: resolves with that delivery's record
+   * (`delivered`, or `failed`/`pending` with `lastError`) once its attempts have ended. `correlation` is the object
+   * `client.correlate` returned; a duplicate of an alert still being delivered waits for that alert. Undefined when
+   * no alert was raised (not a threat, alerting off, below `minSeverity`, deduplicated within `dedupeWindowMs`) or it
+   * was not delivered to that integration (not started then). An alert that did not reach every integration does not
+   * deduplicate the next conclusion of its indicator, which raises it again: a caller that retries on a failed
+   * delivery gets a new one. A queue pipeline waits for it before acknowledging a threat.
+   *
+   * @example
+   * ```ts
+   * const correlation = await client.correlate(indicator);
+   * const delivery = await client.alerts.deliveryOf(correlation, 'siem');
+   * if (delivery && delivery.status !== 'delivered') throw new Error(`alert not delivered: ${delivery.lastError}`);
+   * ```
+   *
+   * @throws the alert store's error when the alert could not be stored.
+   */
+  deliveryOf(correlation: object, integration: string): Promise<AlertDelivery | undefined> {
+    return this.#alerting.deliveryOf(correlation, integration);
+  }
+
   /** Final delivery outcomes by integration since the client was made (`threatlib_alert_deliveries_total`). */
   deliveryCounts(): Record<string, AlertDeliveryCounts> {
     return this.#alerting.deliveryCounts();
@@ -587,6 +680,14 @@ export class ClientAlerts implements AlertStore {
   close(): Promise<void> {
     return this.#store.close?.() ?? Promise.resolve();
   }
+}
+
+/** A copy of the delivery `tracked` records for `integration`, as it stands. */
+function outcomeOf(tracked: Tracked, integration: string): AlertDelivery {
+  const found = tracked.deliveries.find((delivery) => delivery.integration === integration);
+  return found
+    ? { ...found }
+    : { integration, status: 'failed', attempts: 0, lastError: 'no outcome was recorded for this delivery' };
 }
 
 /** Waits for `work` to settle, or for `ms` to pass on `clock`, whichever comes first; leaves no timer. */

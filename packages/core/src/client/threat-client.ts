@@ -483,8 +483,10 @@ export class ThreatClient {
    */
   async correlate(indicator: string, options: ScoutOptions = {}): Promise<CorrelationResult> {
     const { scout, correlation } = await this.#engine.run(indicator, options);
-    this.#announce(correlation, scout.results);
-    return { ...correlation, results: scout.results, startedAt: scout.startedAt, durationMs: scout.durationMs };
+    const result = { ...correlation, results: scout.results, startedAt: scout.startedAt, durationMs: scout.durationMs };
+    // The caller holds the result: `alerts.deliveryOf(result, name)` finds the alert it raised by it.
+    this.#announce(correlation, scout.results, result);
+    return result;
   }
 
   /**
@@ -809,7 +811,7 @@ export class ThreatClient {
     return this.#prepared;
   }
 
-  #announce(correlation: Correlation, results: ScoutResult['results']): void {
+  #announce(correlation: Correlation, results: ScoutResult['results'], handle: object = correlation): void {
     this.events.emit('correlated', correlation);
     if (!correlation.isThreat) return;
     this.events.emit('threatFound', {
@@ -824,7 +826,7 @@ export class ThreatClient {
         .map((c) => c.feed),
     });
     // In the background: the scan does not wait for the alert to be stored or delivered.
-    this.#alerting.conclude(correlation);
+    this.#alerting.conclude(correlation, handle);
     this.#trackCampaigns(correlation, results);
   }
 
