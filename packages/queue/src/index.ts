@@ -27,6 +27,6 @@ export {
 export {
   createIndicatorPipeline,
   type PipelineClient,
-  type ThreatAlertMessage,
+  type PipelineOptions,
 } from './pipeline/indicator-pipeline.js';
 export { readIndicatorRequest } from './pipeline/indicator-request.js';

@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  AlertSchema,
   IntegrationError,
   ProcessedMessageSchema,
   silentLogger,
@@ -119,18 +120,26 @@ describeWithBroker('rabbitmq', 'the queue pipeline started by client.start()', (
       expect(evil?.results.map((r) => r.feed)).toEqual(['list:blocklist']);
       for (const item of processed.items) expect(() => ProcessedMessageSchema.parse(item)).not.toThrow();
 
-      // The pipeline's threat message, and the client's alert for the same threat, delivered by sendAlert.
-      await alerts.until((items) => items.length === 2, "the pipeline's message and the client's alert");
-      expect(alerts.items.find((m) => m.verdict !== undefined)).toMatchObject({
-        indicator: 'evil.threatlib-test.net',
-        verdict: 'malicious',
-        sources: ['list:blocklist'],
-      });
+      // One message for the threat: the client's alert, delivered by sendAlert, as the documented Alert record. A
+      // marker published once every delivery ended arrives after anything else sent (one consumer: in order).
+      await alerts.until((items) => items.length === 1, "the client's alert");
+      await client.alerts.settled();
+      await observer.publish(queues.alerts, { marker: name });
+      await alerts.until((items) => items.some((m) => m.marker === name), 'the marker behind the alerts');
+      expect(alerts.items).toHaveLength(2);
       const [raised] = (await client.alerts.list()).items;
-      expect(alerts.items.find((m) => m.id !== undefined)).toMatchObject({
+      const [onQueue] = alerts.items;
+      expect(() => AlertSchema.parse(onQueue)).not.toThrow();
+      expect(onQueue).toMatchObject({
         id: raised?.id,
-        indicators: [{ type: 'domain', value: 'evil.threatlib-test.net' }],
+        title: 'Malicious domain: evil.threatlib-test.net',
+        severity: raised?.severity,
+        indicators: [{ type: 'domain', value: 'evil.threatlib-test.net', sources: ['list:blocklist'] }],
       });
+      // Acknowledged only once the alert was on the queue: its delivery is recorded delivered by then.
+      expect(raised?.deliveries).toEqual([
+        expect.objectContaining({ integration: 'messageQueue', status: 'delivered', result: { queue: queues.alerts } }),
+      ]);
 
       const [bad] = await dead.until((items) => items.length === 1, 'the malformed message');
       expect(bad?.body).toBe('{"indicator": ');
@@ -217,10 +226,12 @@ describeWithBroker('kafka', 'the queue pipeline on Kafka', () => {
     registerMessageQueue(client);
     const observer = new MessageQueueProcessor({ type: 'kafka', brokers: E2E_KAFKA_BROKERS }, { logger: silentLogger });
     const threats = new Collector<{ key: string | undefined; value: Record<string, unknown> }>();
+    const alerts = new Collector<Record<string, unknown>>();
     try {
       await observer.consume(topics.threats, (message) =>
         threats.push({ key: message.key, value: JSON.parse(message.content) }),
       );
+      await observer.consume(topics.alerts, (message) => alerts.push(JSON.parse(message.content)));
       await client.start();
       const before = Date.now();
       await observer.publish(topics.incoming, { indicator: 'evil.threatlib-test.net', type: 'domain' });
@@ -232,6 +243,13 @@ describeWithBroker('kafka', 'the queue pipeline on Kafka', () => {
       expect(THREAT_LEVELS).toContain(threat?.value.threatLevel);
       expect(threat?.value.threatLevel).toBe(threatLevelForRiskScore(correlation.riskScore));
       expect(threat?.value.timestamp).toBeGreaterThanOrEqual(before);
+      // The client's alert goes to the alerts topic, an Alert record keyed by its id: one per threat.
+      const [alert] = await alerts.until((items) => items.length === 1, 'the alert');
+      const [raised] = (await client.alerts.list()).items;
+      expect(AlertSchema.parse(alert)).toMatchObject({
+        id: raised?.id,
+        indicators: [{ type: 'domain', value: 'evil.threatlib-test.net' }],
+      });
     } finally {
       await client.stop();
       await observer.stop();

@@ -23,7 +23,8 @@ declare module '@threatlib/core' {
  * The queue pipeline as a client integration: `start()` (run by `client.start()`) connects and consumes the incoming
  * queue or topic with {@link createIndicatorPipeline}, scanning with the client's `correlate` from its context;
  * `stop()` drains the handlers still running and disconnects; `sendAlert` publishes an alert to the alerts queue or
- * topic.
+ * topic. The alert the client raises for a threat read from the incoming queue is the one message the alerts queue
+ * gets for it (RabbitMQ: the incoming message is acknowledged once it is there).
  */
 export class MessageQueueIntegration implements Integration {
   readonly specificationVersion = 'v1' as const;
@@ -62,10 +63,21 @@ export class MessageQueueIntegration implements Integration {
       this.processor.options.type === 'rabbitmq'
         ? this.processor.options.queues.incoming
         : this.processor.options.topics.incoming;
-    this.#subscription = await this.processor.consume(
-      incoming,
-      createIndicatorPipeline(this.#context.client, this.processor),
-    );
+    // The client's alert for a threat reaches the alerts queue through sendAlert: the pipeline waits for it.
+    const pipeline = createIndicatorPipeline(this.#context.client, this.processor, {
+      alertsDeliveredAs: this.#context.name,
+    });
+    let open!: () => void;
+    const delivering = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    this.#subscription = await this.processor.consume(incoming, async (message) => {
+      await delivering;
+      return pipeline(message);
+    });
+    // The client delivers alerts to an integration once it counts it started, just after start() has returned. The
+    // messages already waiting are handed over before that: they wait for it, so their alerts reach this queue too.
+    setImmediate(open);
   }
 
   async stop(): Promise<void> {

@@ -1,48 +1,80 @@
 import {
+  type AlertDelivery,
+  type AlertStore,
   type CorrelationResult,
-  flaggedBy,
   InvalidIndicatorError,
   type ProcessedMessage,
   type ScoutOptions,
   streamEventFor,
 } from '@threatlib/core';
+import { QueueError } from '../errors/queue-error.js';
 import { UnprocessableMessageError } from '../errors/unprocessable-message-error.js';
 import { HEADERS } from '../message/headers.js';
 import type { MessageHandler } from '../message/queue-message.js';
 import type { MessageQueueProcessor } from '../message-queue-processor.js';
 import { readIndicatorRequest } from './indicator-request.js';
+import { threatAlertRecord } from './threat-alert-record.js';
 
 /** The part of `ThreatClient` the pipeline uses. */
 export interface PipelineClient {
   correlate(indicator: string, options?: ScoutOptions): Promise<CorrelationResult>;
+  /** `client.alerts`: its `deliveryOf` is what the pipeline waits on with {@link PipelineOptions.alertsDeliveredAs}. */
+  readonly alerts?: AlertStore;
 }
 
-/** What the pipeline writes to the RabbitMQ alerts queue for a threat. */
-export interface ThreatAlertMessage {
-  indicator: string;
-  type: CorrelationResult['type'];
-  verdict: CorrelationResult['verdict'];
-  riskScore: number;
-  confidence: number;
-  consensus: number;
-  /** Sources that said malicious or suspicious. */
-  sources: string[];
-  /** ISO 8601. */
-  detectedAt: string;
+/** How {@link createIndicatorPipeline} treats threats. */
+export interface PipelineOptions {
+  /** The clock of `processedAt` and of the alert's time (default: `Date.now`). */
+  now?: () => number;
+  /**
+   * The name the client delivers its alerts to this processor under (the integration's: `messageQueue`). The alert
+   * the client raises for a threat, delivered by the integration's `sendAlert`, is then the one alert message, and
+   * the pipeline acknowledges a threat only once that delivery ended `delivered`. Without it (the processor on its
+   * own), the pipeline publishes the alert record itself.
+   */
+  alertsDeliveredAs?: string;
 }
+
+type DeliveryOf = (correlation: object, integration: string) => Promise<AlertDelivery | undefined>;
 
 /**
- * The handler of the default pipeline: reads `{indicator, type}` (`type` any name core accepts, `ip` included), scans it (`client.correlate`: every source's
- * result and the verdict in one pass), writes `{indicator, results, processedAt}` to the processed queue or topic,
- * and, when the correlation says threat, an alert to the RabbitMQ alerts queue or a stream event
- * `{indicator, threatLevel, sources, timestamp}` to the Kafka threats topic. A malformed message throws {@link UnprocessableMessageError}, so it is dead-lettered with the reason;
- * any other failure (a broker not confirming) is retried.
+ * The handler of the default pipeline: reads `{indicator, type}` (`type` any name core accepts, `ip` included), scans
+ * it (`client.correlate`: every source's result and the verdict in one pass) and writes `{indicator, results,
+ * processedAt}` to the processed queue or topic. When the correlation says threat:
+ *
+ * - RabbitMQ: one `Alert` record (core's `AlertSchema`) on the alerts queue. With `alertsDeliveredAs`, that is the
+ *   client's own alert (stored in `client.alerts`, deduplicated within `alerting.dedupeWindowMs`), and the message is
+ *   acknowledged only once its delivery to the queue ended `delivered`: a failed one throws, so the message is tried
+ *   again and raises it again. Without it, the pipeline publishes the alert (the webhook-handler form
+ *   `{title, indicator, correlation}`, normalised by core) itself.
+ * - Kafka: the stream event `{indicator, threatLevel, sources, timestamp}` to the threats topic (the client's alerts
+ *   reach the alerts topic through the integration's `sendAlert`).
+ *
+ * A malformed message throws {@link UnprocessableMessageError}, so it is dead-lettered with the reason; any other
+ * failure (a broker not confirming, an alert not delivered) is retried.
+ *
+ * @example
+ * ```ts
+ * // The processor on its own (not registered on the client): the pipeline publishes each threat's alert itself.
+ * await processor.consume('iocs', createIndicatorPipeline(client, processor));
+ * ```
  */
 export function createIndicatorPipeline(
   client: PipelineClient,
   processor: MessageQueueProcessor,
-  now: () => number = Date.now,
+  options: PipelineOptions | (() => number) = {},
 ): MessageHandler {
+  const { now = Date.now, alertsDeliveredAs } = typeof options === 'function' ? { now: options } : options;
+  let deliveryOf: DeliveryOf | undefined;
+  if (alertsDeliveredAs !== undefined) {
+    const alerts = client.alerts as { deliveryOf?: DeliveryOf } | undefined;
+    if (typeof alerts?.deliveryOf !== 'function') {
+      throw new TypeError(
+        'createIndicatorPipeline: alertsDeliveredAs needs the client whose alerts are delivered to the processor (client.alerts.deliveryOf is missing)',
+      );
+    }
+    deliveryOf = alerts.deliveryOf.bind(alerts);
+  }
   const destinations =
     processor.options.type === 'rabbitmq'
       ? { processed: processor.options.queues.processed, threats: processor.options.queues.alerts }
@@ -65,40 +97,45 @@ export function createIndicatorPipeline(
       results: correlation.results,
       processedAt: new Date(at).toISOString(),
     };
-    const writes = [
-      processor.publish(destinations.processed, processed, {
-        key: correlation.indicator,
-        ...(headers ? { headers } : {}),
-        ...(message.id ? { messageId: message.id } : {}),
-      }),
-    ];
-    if (correlation.isThreat) {
-      if (processor.options.type === 'kafka') {
-        writes.push(
-          (processor as MessageQueueProcessor<'kafka'>).produce(destinations.threats, {
-            key: correlation.indicator,
-            value: streamEventFor(correlation, at),
-          }),
-        );
-      } else {
-        const alert: ThreatAlertMessage = {
-          indicator: correlation.indicator,
-          type: correlation.type,
-          verdict: correlation.verdict,
-          riskScore: correlation.riskScore,
-          confidence: correlation.confidence,
-          consensus: correlation.consensus,
-          sources: flaggedBy(correlation),
-          detectedAt: new Date(at).toISOString(),
-        };
-        writes.push(
-          processor.publish(destinations.threats, alert, {
-            ...(headers ? { headers } : {}),
-            ...(message.id ? { messageId: message.id } : {}),
-          }),
+    const published = processor.publish(destinations.processed, processed, {
+      key: correlation.indicator,
+      ...(headers ? { headers } : {}),
+      ...(message.id ? { messageId: message.id } : {}),
+    });
+    if (!correlation.isThreat) return published;
+    if (processor.options.type === 'kafka') {
+      await Promise.all([
+        published,
+        (processor as MessageQueueProcessor<'kafka'>).produce(destinations.threats, {
+          key: correlation.indicator,
+          value: streamEventFor(correlation, at),
+        }),
+      ]);
+      return;
+    }
+    if (deliveryOf && alertsDeliveredAs !== undefined) {
+      const [, delivery] = await Promise.all([published, deliveryOf(correlation, alertsDeliveredAs)]);
+      // Undefined: no alert for this threat (alerting off, below minSeverity, a duplicate already delivered).
+      if (delivery !== undefined && delivery.status !== 'delivered') {
+        throw new QueueError(
+          'rabbitmq',
+          'publish',
+          `The alert for ${correlation.indicator} did not reach the alerts queue "${destinations.threats}" ` +
+            `(${delivery.status} after ${delivery.attempts} attempt(s)${delivery.lastError ? `: ${delivery.lastError}` : ''}); ` +
+            'the message is tried again',
+          { destination: destinations.threats },
         );
       }
+      return;
     }
-    await Promise.all(writes);
+    const alert = threatAlertRecord(correlation, new Date(at));
+    await Promise.all([
+      published,
+      processor.publish(destinations.threats, alert, {
+        key: alert.id,
+        messageId: alert.id,
+        ...(headers ? { headers } : {}),
+      }),
+    ]);
   };
 }

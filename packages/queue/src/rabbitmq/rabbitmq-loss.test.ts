@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { silentLogger, ThreatClient } from '@threatlib/core';
+import { AlertSchema, silentLogger, ThreatClient } from '@threatlib/core';
 import { afterAll, expect, it } from 'vitest';
 import { registerMessageQueue } from '../integration/queue-integration.js';
 import { HEADERS } from '../message/headers.js';
@@ -17,7 +17,10 @@ const services = fileURLToPath(new URL('../../../../e2e/services', import.meta.u
 interface Outcome {
   processed: Set<string>;
   dead: Map<string, Record<string, string>>;
+  /** The indicator of each alert on the alerts queue. */
   alerts: Set<string>;
+  /** Messages on the alerts queue that are not one `Alert` record of one indicator. */
+  strayAlerts: string[];
   /** Processed messages seen more than once (a handler that finished but whose ack was lost). */
   duplicates: number;
 }
@@ -28,7 +31,7 @@ async function watch(queues: { incoming: string; processed: string; alerts: stri
     { type: 'rabbitmq', connection: E2E_RABBITMQ_URL, prefetch: 200, reconnect: { initialDelay: 200 } },
     { logger: silentLogger },
   );
-  const outcome: Outcome = { processed: new Set(), dead: new Map(), alerts: new Set(), duplicates: 0 };
+  const outcome: Outcome = { processed: new Set(), dead: new Map(), alerts: new Set(), strayAlerts: [], duplicates: 0 };
   const progress = new Collector<number>();
   const alerted = new Collector<string>();
   await observer.consume(queues.processed, (message) => {
@@ -41,8 +44,14 @@ async function watch(queues: { incoming: string; processed: string; alerts: stri
     outcome.dead.set(message.content, message.headers);
     progress.push(1);
   });
+  // One message per alert: the client's Alert record (a threat's one indicator), nothing else.
   await observer.consume(queues.alerts, (message) => {
-    const { indicator } = message.json<{ indicator: string }>();
+    const alert = AlertSchema.safeParse(message.json());
+    const indicator = alert.success && alert.data.indicators.length === 1 ? alert.data.indicators[0]?.value : undefined;
+    if (indicator === undefined) {
+      outcome.strayAlerts.push(message.content);
+      return;
+    }
     outcome.alerts.add(indicator);
     alerted.push(indicator);
   });
@@ -86,6 +95,8 @@ function expectNothingLost(workload: Workload, outcome: Outcome): void {
     );
   }
   expect([...workload.listed].filter((i) => !outcome.alerts.has(i))).toEqual([]);
+  expect([...outcome.alerts].filter((i) => !workload.listed.has(i))).toEqual([]);
+  expect(outcome.strayAlerts).toEqual([]);
 }
 
 describeWithBroker('rabbitmq', 'the RabbitMQ pipeline loses nothing', () => {
