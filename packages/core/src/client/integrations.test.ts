@@ -389,6 +389,43 @@ describe('integrations built from configuration', () => {
     expect(threats).toEqual(['evil.threatlib-test.net']);
     await c.stop();
   });
+
+  it('lets an integration find another through its context, built or registered, started or not yet', async () => {
+    const log: string[] = [];
+    const contexts: IntegrationContext[] = [];
+    const seen: Array<[string, unknown]> = [];
+    // Registered ones start first: when this one starts, the storage integration is built but not started.
+    class Looker implements Integration {
+      readonly #context: IntegrationContext;
+      constructor(_options: unknown, context: IntegrationContext) {
+        this.#context = context;
+      }
+      start() {
+        seen.push(['storage', this.#context.client.integration('storage')]);
+        seen.push(['nothing', this.#context.client.integration('nothing')]);
+      }
+      sendAlert = async () => undefined;
+      enrichIndicator = async () => undefined;
+    }
+    const c = client(
+      { integrations: { storage: { type: 'mongodb' } } },
+      {
+        loadIntegrationPackage: loaderOf({ '@threatlib/storage': fakePackage('storage', log, undefined, contexts) }),
+      },
+    );
+    const looker = c.registerIntegration('looker', Looker);
+    await c.start();
+    expect(seen).toEqual([
+      ['storage', c.integration('storage')],
+      ['nothing', undefined],
+    ]);
+    expect(seen[0]?.[1]).toBeDefined();
+    expect(log).toEqual(['create storage {"type":"mongodb"} at integrations.storage', 'start storage']);
+    // And the other way round: a built integration finds a registered one.
+    expect(contexts[0]?.client.integration('looker')).toBe(looker);
+    await c.stop();
+    expect(contexts[0]?.client.integration('storage')).toBeUndefined();
+  });
 });
 
 describe('registerIntegration with methods written as instance fields', () => {

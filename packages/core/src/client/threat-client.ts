@@ -869,6 +869,7 @@ export class ThreatClient {
         },
         scout: (indicator, options) => client.scout(indicator, options),
         correlate: (indicator, options) => client.correlate(indicator, options),
+        integration: (integrationName: string) => client.integration(integrationName),
       },
       logger: withCategory(this.logger, 'integration', { integration: name }),
       events: this.events,

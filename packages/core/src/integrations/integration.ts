@@ -75,6 +75,14 @@ export interface IntegrationClient {
   scout(indicator: string, options?: ScoutOptions): Promise<ScoutResult>;
   /** `client.correlate`: scouts an indicator and combines the answers into one verdict (a queue pipeline uses it). */
   correlate(indicator: string, options?: ScoutOptions): Promise<CorrelationResult>;
+  /**
+   * `client.integration(name)`: another integration the client holds (registered, or built from `integrations`),
+   * typed by {@link IntegrationRegistry}, for one that works with another (the webhooks keep their outbox in the
+   * storage integration's database). All are built before any starts, but they start in order: one found from a
+   * constructor or `start()` may not have started yet. Undefined when the client holds none of that name.
+   */
+  integration<K extends keyof IntegrationRegistry>(name: K): IntegrationRegistry[K] | undefined;
+  integration(name: string): Integration | undefined;
 }
 
 /** What an integration receives when the client instantiates it. */
