@@ -164,4 +164,36 @@ describe('createClientMetrics, without any server', () => {
     expect(await metricsOf(undefined)).toContain('threatlib_storage_records_dropped_total 0');
     expect(await metricsOf({})).toContain('threatlib_storage_records_buffered 0');
   });
+
+  it("reports the webhooks integration's requests and deliveries by endpoint, read from its stats() at scrape time", async () => {
+    const outgoing = {
+      endpoints: {
+        soc: { delivered: 3, failed: 2, blocked: 1, retried: 4, attempts: 9, pending: 5, disabled: false },
+        siem: { delivered: 0, failed: 0, blocked: 0, retried: 0, attempts: 0, pending: 0, disabled: false },
+      },
+    };
+    const incoming = { handled: 7, replayed: 1, unauthorized: 12, limited: 3, rejected: 2, failed: 0 };
+    const registry = createClientMetrics({
+      feedStatus: () => [],
+      monitoringAlertStats: () => ({ raised: 0, suppressed: 0, channels: {} }),
+      integration: (name: string) => (name === 'webhooks' ? { stats: () => ({ incoming, outgoing }) } : undefined),
+    });
+    const text = await registry.metrics();
+    expect(text).toContain('threatlib_webhook_deliveries_total{endpoint="soc",status="delivered"} 3');
+    // Blocked deliveries are failed ones refused by the network policy: counted once, under blocked.
+    expect(text).toContain('threatlib_webhook_deliveries_total{endpoint="soc",status="failed"} 1');
+    expect(text).toContain('threatlib_webhook_deliveries_total{endpoint="soc",status="blocked"} 1');
+    expect(text).toContain('threatlib_webhook_deliveries_total{endpoint="siem",status="delivered"} 0');
+    expect(text).toContain('threatlib_webhook_deliveries_pending{endpoint="soc"} 5');
+    expect(text).toContain('threatlib_webhook_requests_total{outcome="unauthorized"} 12');
+    expect(text).toContain('threatlib_webhook_requests_total{outcome="limited"} 3');
+    outgoing.endpoints.soc.pending = 0;
+    expect(await registry.metrics()).toContain('threatlib_webhook_deliveries_pending{endpoint="soc"} 0');
+    // Without a webhooks integration there is no series.
+    const without = await createClientMetrics({
+      feedStatus: () => [],
+      monitoringAlertStats: () => ({ raised: 0, suppressed: 0, channels: {} }),
+    }).metrics();
+    expect(without).not.toContain('threatlib_webhook_deliveries_total{');
+  });
 });

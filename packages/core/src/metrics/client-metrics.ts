@@ -11,7 +11,10 @@ export type MetricsClient = Pick<ThreatClient, 'feedStatus' | 'monitoringAlertSt
   /** `client.alerts`: its delivery counts (a client from a core without alert delivery has none). */
   alerts?: { deliveryCounts?(): Record<string, { delivered: number; failed: number }> };
   config?: { enterprise?: { monitoring?: { metrics?: boolean } } };
-  /** `client.integration(name)`: the storage integration's write counters are read from its `stats()`. */
+  /**
+   * `client.integration(name)`: the storage integration's write counters and the webhooks integration's request and
+   * delivery counters are read from their `stats()`.
+   */
   integration?(name: string): unknown;
 };
 
@@ -28,6 +31,40 @@ function storageStats(client: MetricsClient): { dropped: number; buffered: numbe
   const stats = storage.stats();
   if (typeof stats?.dropped !== 'number' || typeof stats.buffered !== 'number') return undefined;
   return { dropped: stats.dropped, buffered: stats.buffered };
+}
+
+/** One endpoint's outgoing delivery counters, as `@threatlib/webhooks` reports them. */
+interface WebhookEndpointStats {
+  delivered: number;
+  failed: number;
+  blocked: number;
+  pending: number;
+}
+
+/** What the metrics read from a webhooks integration (`@threatlib/webhooks`'s `stats()`). */
+interface WebhookStats {
+  incoming: Record<string, number>;
+  endpoints: Record<string, WebhookEndpointStats>;
+}
+
+/** The webhooks integration's counters, when the client has one that reports them. */
+function webhookStats(client: MetricsClient): WebhookStats | undefined {
+  const webhooks = client.integration?.('webhooks') as { stats?: () => unknown } | undefined;
+  if (typeof webhooks?.stats !== 'function') return undefined;
+  const stats = webhooks.stats() as { incoming?: unknown; outgoing?: { endpoints?: unknown } } | undefined;
+  const counters = (value: unknown): Record<string, number> =>
+    Object.fromEntries(
+      Object.entries(typeof value === 'object' && value !== null ? value : {}).filter(
+        (entry): entry is [string, number] => typeof entry[1] === 'number',
+      ),
+    );
+  const endpoints: Record<string, WebhookEndpointStats> = {};
+  const listed = stats?.outgoing?.endpoints;
+  for (const [endpoint, value] of Object.entries(typeof listed === 'object' && listed !== null ? listed : {})) {
+    const { delivered = 0, failed = 0, blocked = 0, pending = 0 } = counters(value);
+    endpoints[endpoint] = { delivered, failed, blocked, pending };
+  }
+  return { incoming: counters(stats?.incoming), endpoints };
 }
 
 /** Whether a client's metrics are on (`enterprise.monitoring.metrics`, default true). */
@@ -60,7 +97,9 @@ type FeedStatusEntry = ReturnType<MetricsClient['feedStatus']>[number];
  * Prometheus metrics of one client, or of several: feed results by final status, requests sent, retries, cache
  * hits, deduplicated lookups, queued and in-flight requests, breaker states, refused keys, monitoring alerts
  * sent, failed and suppressed, alert deliveries to integrations by outcome, log lines dropped by each logging
- * transport, and the records a storage integration holds and could not keep. Every value is read from the clients
+ * transport, the records a storage integration holds and could not keep, and a webhooks integration's incoming
+ * requests by outcome and outgoing deliveries by endpoint and outcome (with those pending). Every value is read from
+ * the clients
  * when the registry is scraped (nothing is
  * counted twice, nothing runs between scrapes). Returns the registry; serve `await registry.metrics()` with
  * `registry.contentType`. The metrics are registered once per registry: to cover several clients, pass a function
@@ -230,6 +269,50 @@ export function createClientMetrics(
       for (const { client, labels } of list()) {
         const stats = storageStats(client);
         if (stats) this.set({ ...labels }, stats.buffered);
+      }
+    },
+  });
+  new Counter({
+    name: 'threatlib_webhook_deliveries_total',
+    help: 'Outgoing webhook deliveries by endpoint and final outcome: delivered, failed (its retries spent, or 410 Gone), or blocked (refused by the network policy before any byte was sent)',
+    labelNames: [...labelNames, 'endpoint', 'status'],
+    registers,
+    collect() {
+      this.reset();
+      for (const { client, labels } of list()) {
+        for (const [endpoint, counts] of Object.entries(webhookStats(client)?.endpoints ?? {})) {
+          this.inc({ ...labels, endpoint, status: 'delivered' }, counts.delivered);
+          this.inc({ ...labels, endpoint, status: 'failed' }, Math.max(0, counts.failed - counts.blocked));
+          this.inc({ ...labels, endpoint, status: 'blocked' }, counts.blocked);
+        }
+      }
+    },
+  });
+  new Gauge({
+    name: 'threatlib_webhook_deliveries_pending',
+    help: 'Outgoing webhook deliveries waiting in the outbox for their next attempt, by endpoint',
+    labelNames: [...labelNames, 'endpoint'],
+    registers,
+    collect() {
+      this.reset();
+      for (const { client, labels } of list()) {
+        for (const [endpoint, counts] of Object.entries(webhookStats(client)?.endpoints ?? {})) {
+          this.set({ ...labels, endpoint }, counts.pending);
+        }
+      }
+    },
+  });
+  new Counter({
+    name: 'threatlib_webhook_requests_total',
+    help: 'Incoming webhook requests by outcome: handled, replayed (answered without running the handler), unauthorized (signature refused), limited (too many from one address), rejected (other 4xx) or failed (a handler threw)',
+    labelNames: [...labelNames, 'outcome'],
+    registers,
+    collect() {
+      this.reset();
+      for (const { client, labels } of list()) {
+        for (const [outcome, count] of Object.entries(webhookStats(client)?.incoming ?? {})) {
+          this.inc({ ...labels, outcome }, count);
+        }
       }
     },
   });
