@@ -95,15 +95,23 @@ function countBulks(client) {
 async function ours(client, documents, round) {
   const { storage, base } = await startedStore(`ours-${round}`);
   const bulks = countBulks(storage.client);
+  const cpu = process.cpuUsage();
   const started = performance.now();
   const report = await storage.indexMany('threats', documents);
   const ms = performance.now() - started;
+  const cpuMs = cpuMsSince(cpu);
   await storage.stop();
   if (report.failed.length > 0)
     throw new Error(`ours: ${report.failed.length} refused, first: ${report.failed[0].reason}`);
   const stored = await count(client, `${base}-threats`);
   await drop(client, base);
-  return { rate: (documents.length / ms) * 1000, bulks: bulks.bulks, stored };
+  return { rate: (documents.length / ms) * 1000, bulks: bulks.bulks, stored, cpuMs };
+}
+
+/** CPU time this process used since `start` (a `process.cpuUsage()`), in ms: less swayed by other load than wall time. */
+function cpuMsSince(start) {
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
 }
 
 /**
@@ -119,7 +127,8 @@ function flushBytesFor(index, documents) {
   return Math.floor((bytes / documents.length) * (BATCH_SIZE - 0.5));
 }
 
-async function raw(client, documents, round) {
+/** The raw helper; with `ids`, each document gets an id of the same form as ours (to tell apart what ids cost). */
+async function raw(client, documents, round, ids = false) {
   // The same template (mapping, alias) as ours: made by a store that is then put away, not timed.
   const { storage, base } = await startedStore(`raw-${round}`);
   await storage.stop();
@@ -127,19 +136,28 @@ async function raw(client, documents, round) {
   const flushBytes = flushBytesFor(index, documents);
   const rawClient = new Client({ node: NODE, auth: AUTH });
   const bulks = countBulks(rawClient);
+  const tag = Math.random().toString(36).slice(2, 10);
+  let counter = 0;
+  const cpu = process.cpuUsage();
   const started = performance.now();
   const stats = await rawClient.helpers.bulk({
     datasource: documents,
-    onDocument: (document) => ({ index: { _index: dailyIndex(index, document['@timestamp']) } }),
+    onDocument: (document) => {
+      const _index = dailyIndex(index, document['@timestamp']);
+      if (!ids) return { index: { _index } };
+      counter += 1;
+      return { index: { _index, _id: `${Date.now().toString(36).padStart(9, '0')}${tag}${counter.toString(36)}` } };
+    },
     flushBytes,
     concurrency: CONCURRENCY,
   });
   const ms = performance.now() - started;
+  const cpuMs = cpuMsSince(cpu);
   await rawClient.close();
   if (stats.failed > 0) throw new Error(`raw: ${stats.failed} failed`);
   const stored = await count(client, index);
   await drop(client, base);
-  return { rate: (documents.length / ms) * 1000, bulks: bulks.bulks, stored };
+  return { rate: (documents.length / ms) * 1000, bulks: bulks.bulks, stored, cpuMs };
 }
 
 if (!(await portOpen(NODE))) {
@@ -156,31 +174,48 @@ console.log(
 await raw(client, documents.slice(0, 5_000), 'warm');
 await ours(client, documents.slice(0, 5_000), 'warm');
 
-const results = { ours: [], raw: [] };
+const results = { ours: [], raw: [], 'raw+ids': [] };
+const runners = {
+  ours: (round) => ours(client, documents, round),
+  raw: (round) => raw(client, documents, round),
+  'raw+ids': (round) => raw(client, documents, `${round}-ids`, true),
+};
 for (let round = 0; round < ROUNDS; round += 1) {
-  // Alternate who goes first, so that neither always runs on a server busy merging the other's segments.
-  const order = round % 2 === 0 ? ['raw', 'ours'] : ['ours', 'raw'];
+  // Rotate who goes first, so that none always runs on a server busy merging another's segments.
+  const names = Object.keys(runners);
+  const order = names.map((_, i) => names[(i + round) % names.length]);
   for (const who of order) {
-    const result = who === 'ours' ? await ours(client, documents, round) : await raw(client, documents, round);
+    const result = await runners[who](round);
     if (result.stored !== DOCUMENTS) throw new Error(`${who}: ${result.stored} documents stored, not ${DOCUMENTS}`);
     results[who].push(result);
-    console.log(`  round ${round + 1} ${who.padEnd(4)} ${fmt(result.rate)} docs/s in ${result.bulks} bulk requests`);
+    console.log(
+      `  round ${round + 1} ${who.padEnd(7)} ${fmt(result.rate).padStart(7)} docs/s, ${fmt(result.cpuMs).padStart(5)} ms CPU, ${result.bulks} bulk requests`,
+    );
   }
 }
 await client.close();
 
-const oursRate = median(results.ours.map((r) => r.rate));
-const rawRate = median(results.raw.map((r) => r.rate));
-// Each round's two runs are next to each other in time: their ratio is less swayed by what else the machine does
-// than the ratio of the two medians.
+const figure = (who, pick) => median(results[who].map(pick));
+const oursRate = figure('ours', (r) => r.rate);
+const rawRate = figure('raw', (r) => r.rate);
+// Each round's runs are next to each other in time: their ratio is less swayed by what else the machine does than
+// the ratio of the medians.
 const ratio = median(results.ours.map((r, round) => r.rate / results.raw[round].rate));
+const idsRatio = median(results['raw+ids'].map((r, round) => r.rate / results.raw[round].rate));
 console.log('');
-console.log('  | figure | ours (SearchIndexStorage.indexMany) | raw (client.helpers.bulk) |');
-console.log('  |---|---|---|');
-console.log(`  | docs/s (median of ${ROUNDS}) | ${fmt(oursRate)} | ${fmt(rawRate)} |`);
-console.log(`  | bulk requests per run | ${results.ours[0].bulks} | ${results.raw[0].bulks} |`);
-console.log(`  | documents stored per run | ${fmt(results.ours[0].stored)} | ${fmt(results.raw[0].stored)} |`);
+console.log('  | figure | ours (SearchIndexStorage.indexMany) | raw (client.helpers.bulk) | raw with ids like ours |');
+console.log('  |---|---|---|---|');
+console.log(
+  `  | docs/s (median of ${ROUNDS}) | ${fmt(oursRate)} | ${fmt(rawRate)} | ${fmt(figure('raw+ids', (r) => r.rate))} |`,
+);
+console.log(
+  `  | client CPU ms per run (median) | ${fmt(figure('ours', (r) => r.cpuMs))} | ${fmt(figure('raw', (r) => r.cpuMs))} | ${fmt(figure('raw+ids', (r) => r.cpuMs))} |`,
+);
+console.log(
+  `  | bulk requests per run | ${results.ours[0].bulks} | ${results.raw[0].bulks} | ${results['raw+ids'][0].bulks} |`,
+);
 console.log('');
 console.log(
   `  ours/raw = ${ratio.toFixed(2)}, the median of the rounds' ratios (goal >= ${GOAL}: ${ratio >= GOAL ? 'met' : 'not met'}); ratio of the medians ${(oursRate / rawRate).toFixed(2)}`,
 );
+console.log(`  raw with ids / raw = ${idsRatio.toFixed(2)} (what giving each document its id costs the server)`);

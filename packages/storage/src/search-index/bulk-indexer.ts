@@ -55,12 +55,19 @@ export interface BulkIndexerOptions {
   onAcknowledged(keys: ReadonlySet<string>): void;
 }
 
+/**
+ * Hears how each document of an `add` ended: `error` undefined when Elasticsearch acknowledged it (at `index`/`id`
+ * of its `BulkDocument`), else a `DocumentRejectedError` or `StorageError`. Called once per document.
+ */
+export type SettleDocument = (position: number, error: unknown) => void;
+
 interface QueuedDocument extends BulkDocument {
   bytes: number;
   enqueuedAt: number;
   seq: number;
-  resolve(result: IndexedDocument): void;
-  reject(error: unknown): void;
+  /** Its position in the `add` it came with. */
+  position: number;
+  settle: SettleDocument;
 }
 
 /** Bytes the action line of one document adds to a bulk body, besides the index name and id. */
@@ -108,13 +115,13 @@ export class BulkIndexer {
   }
 
   /**
-   * Queues documents; each promise settles once Elasticsearch acknowledged or refused that document, or it could not
-   * be sent.
+   * Queues documents; `settle` hears of each once Elasticsearch acknowledged or refused it, or it could not be sent.
+   * (A callback rather than a promise per document: a bulk of 50,000 would otherwise allocate 50,000 promises.)
    *
    * @throws {StorageError} (nothing queued) when the indexer is stopped, or when more than `maxQueued` documents would
    *   be waiting (retryable: Elasticsearch is slow or unreachable).
    */
-  add(documents: readonly BulkDocument[]): Promise<IndexedDocument>[] {
+  add(documents: readonly BulkDocument[], settle: SettleDocument): void {
     if (this.#stopping) {
       throw new StorageError('elasticsearch', 'index', 'the search index is stopped', {
         target: documents[0]?.key,
@@ -132,16 +139,13 @@ export class BulkIndexer {
       );
     }
     const now = this.#options.clock.now();
-    const promises = documents.map(
-      (document) =>
-        new Promise<IndexedDocument>((resolve, reject) => {
-          const bytes = document.json.length + document.index.length + document.id.length + ACTION_OVERHEAD;
-          this.#queuedBytes += bytes;
-          this.#queue.push({ ...document, bytes, enqueuedAt: now, seq: ++this.#seq, resolve, reject });
-        }),
-    );
+    for (let position = 0; position < documents.length; position += 1) {
+      const { key, index, id, json } = documents[position] as BulkDocument;
+      const bytes = json.length + index.length + id.length + ACTION_OVERHEAD;
+      this.#queuedBytes += bytes;
+      this.#queue.push({ key, index, id, json, bytes, enqueuedAt: now, seq: ++this.#seq, position, settle });
+    }
     this.#pump();
-    return promises;
   }
 
   /** Sends what is queued now without waiting for batches to fill; resolves once nothing is queued or in flight. */
@@ -282,7 +286,7 @@ export class BulkIndexer {
               )
             : storageFailure('index', pending[0]?.key, error);
           this.#stats.failed += pending.length;
-          for (const document of pending) document.reject(failure);
+          for (const document of pending) document.settle(document.position, failure);
           return;
         }
         this.#stats.retriedRequests += 1;
@@ -305,10 +309,11 @@ export class BulkIndexer {
       if (drop === undefined) {
         if (!acknowledge) continue;
         this.#stats.indexed += 1;
-        document.resolve({ index: document.index, id: document.id });
+        document.settle(document.position, undefined);
       } else {
         this.#stats.rejected += 1;
-        document.reject(new DocumentRejectedError(document.key, { index: document.index, id: document.id, ...drop }));
+        const error = new DocumentRejectedError(document.key, { index: document.index, id: document.id, ...drop });
+        document.settle(document.position, error);
       }
     }
   }

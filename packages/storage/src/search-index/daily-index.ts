@@ -34,3 +34,24 @@ export function dayOfDailyIndex(base: string, index: string): number | undefined
 export function isPastRetention(dayStart: number, now: number, retentionDays: number): boolean {
   return dayStart + DAY_MS <= now - retentionDays * DAY_MS;
 }
+
+/** The daily index names of one base, the last one remembered: documents of a bulk mostly share a day. */
+export class DailyIndexNames {
+  readonly #base: string;
+  #day = Number.NaN;
+  #name = '';
+
+  constructor(base: string) {
+    this.#base = base;
+  }
+
+  /** `dailyIndexName(base, time)`. */
+  of(time: number): string {
+    const day = Math.floor(time / DAY_MS);
+    if (day !== this.#day) {
+      this.#day = day;
+      this.#name = dailyIndexName(this.#base, time);
+    }
+    return this.#name;
+  }
+}

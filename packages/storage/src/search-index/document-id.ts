@@ -10,9 +10,16 @@ import { randomBytes } from 'node:crypto';
 export class DocumentIds {
   readonly #tag = randomBytes(6).toString('base64url');
   #counter = 0;
+  #time = Number.NaN;
+  #prefix = '';
 
   next(now: number): string {
     this.#counter = (this.#counter + 1) % 2_176_782_336; // 36^6: the counter keeps six base-36 digits
-    return `${Math.max(0, Math.trunc(now)).toString(36).padStart(9, '0')}${this.#tag}${this.#counter.toString(36).padStart(6, '0')}`;
+    const time = Math.max(0, Math.trunc(now));
+    if (time !== this.#time) {
+      this.#time = time;
+      this.#prefix = `${time.toString(36).padStart(9, '0')}${this.#tag}`;
+    }
+    return `${this.#prefix}${this.#counter.toString(36).padStart(6, '0')}`;
   }
 }

@@ -16,8 +16,17 @@ export function timestampOf(value: unknown): number | undefined {
   return Number.isNaN(time) ? undefined : time;
 }
 
-/** The fields of a search-index document, in the order they are checked and stored. */
-const FIELDS = ['indicator', 'threat_type', 'confidence', 'sources', '@timestamp', 'campaign'] as const;
+/** The fields of a search-index document. */
+const FIELD_SET: ReadonlySet<string> = new Set([
+  'indicator',
+  'threat_type',
+  'confidence',
+  'sources',
+  '@timestamp',
+  'campaign',
+]);
+// What `toISOString` writes (years 1970 to 9999).
+const CANONICAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /** A search-index document as `index(indexKey, document)` takes it. */
 export interface SearchDocument {
@@ -36,7 +45,10 @@ export interface StoredSearchDocument extends Omit<SearchDocument, '@timestamp'>
   '@timestamp': string;
 }
 
-/** A validated document ready to send: its source and its time. */
+/**
+ * A validated document ready to send: its source (serialise it before the caller's arrays can change: `sources` is
+ * the caller's own) and its time.
+ */
 export interface PreparedDocument {
   source: StoredSearchDocument;
   time: number;
@@ -57,8 +69,8 @@ export function prepareSearchDocument(document: unknown, subject = 'search-index
     throw new ValidationError(subject, [{ path: '(root)', message: `expected an object, got ${kindOf(document)}` }]);
   }
   const { indicator, threat_type, confidence, sources, campaign } = document;
-  const time = timestampOf(document['@timestamp']);
-  const source: Record<string, unknown> = {};
+  const timestamp = document['@timestamp'];
+  const time = timestampOf(timestamp);
   checkKeyword(issues, 'indicator', indicator, 8_192, true);
   checkKeyword(issues, 'threat_type', threat_type, 256, false);
   if (confidence !== undefined && !(typeof confidence === 'number' && confidence >= 0 && confidence <= 100)) {
@@ -80,15 +92,19 @@ export function prepareSearchDocument(document: unknown, subject = 'search-index
     issues.push({ path: '@timestamp', message: 'expected a time between 1970 and 9999' });
   }
   checkKeyword(issues, 'campaign', campaign, 1_024, false);
-  for (const key of Object.keys(document)) {
-    if (!(FIELDS as readonly string[]).includes(key)) issues.push({ path: key, message: 'unknown field' });
+  for (const key in document) {
+    if (!FIELD_SET.has(key)) issues.push({ path: key, message: 'unknown field' });
   }
   if (issues.length > 0) throw new ValidationError(subject, issues);
-  for (const field of FIELDS) {
-    const value = field === '@timestamp' ? new Date(time as number).toISOString() : document[field];
-    if (value !== undefined) source[field] = field === 'sources' ? [...(value as string[])] : value;
-  }
-  return { source: source as unknown as StoredSearchDocument, time: time as number };
+  // The fields in a fixed order; `@timestamp` as toISOString() writes it (kept as given when it is already so).
+  const source = { indicator } as StoredSearchDocument;
+  if (threat_type !== undefined) source.threat_type = threat_type as string;
+  if (confidence !== undefined) source.confidence = confidence as number;
+  if (sources !== undefined) source.sources = sources as string[];
+  source['@timestamp'] =
+    typeof timestamp === 'string' && CANONICAL.test(timestamp) ? timestamp : new Date(time as number).toISOString();
+  if (campaign !== undefined) source.campaign = campaign as string;
+  return { source, time: time as number };
 }
 
 /** A keyword Elasticsearch can index: a non-empty string of at most `max` characters and 32,766 UTF-8 bytes. */

@@ -20,9 +20,9 @@ import type {
   ThreatStorage,
 } from '../contract/threat-storage.js';
 import { StorageError, type StorageOperation } from '../errors/storage-error.js';
-import { BulkIndexer, type BulkIndexerStats, type IndexedDocument } from './bulk-indexer.js';
+import { type BulkDocument, BulkIndexer, type BulkIndexerStats, type IndexedDocument } from './bulk-indexer.js';
 import { type CampaignSource, foldCampaignReports, readCampaign } from './campaign-records.js';
-import { dailyIndexName } from './daily-index.js';
+import { DailyIndexNames } from './daily-index.js';
 import { DocumentIds } from './document-id.js';
 import { DocumentRejectedError, describeFailure, runRequest } from './elasticsearch-errors.js';
 import {
@@ -38,7 +38,12 @@ import { foldSightings, readHistory } from './indicator-history.js';
 import { RefreshTracker } from './refresh-tracker.js';
 import { deleteExpiredIndices, PeriodicSweep } from './retention.js';
 import { SearchAlertStore } from './search-alert-store.js';
-import { prepareSearchDocument, type SearchDocument, type StoredSearchDocument } from './search-document.js';
+import {
+  type PreparedDocument,
+  prepareSearchDocument,
+  type SearchDocument,
+  type StoredSearchDocument,
+} from './search-document.js';
 import {
   parseSearchIndexOptions,
   type ResolvedSearchIndexOptions,
@@ -166,6 +171,7 @@ export class SearchIndexStorage implements ThreatStorage {
   readonly #refresh: RefreshTracker;
   readonly #sweep: PeriodicSweep;
   readonly #ids = new DocumentIds();
+  readonly #dailyIndex: DailyIndexNames;
   #ready: Promise<void> | undefined;
   #stopped = false;
 
@@ -185,6 +191,7 @@ export class SearchIndexStorage implements ThreatStorage {
       ...(auth === undefined ? {} : { auth }),
     });
     this.#refresh = new RefreshTracker(this.client, indices);
+    this.#dailyIndex = new DailyIndexNames(indices.threats);
     this.#bulk = new BulkIndexer({
       ...this.options,
       client: this.client,
@@ -288,8 +295,12 @@ export class SearchIndexStorage implements ThreatStorage {
     const key = threatsIndexKey(indexKey);
     const prepared = prepareSearchDocument(document);
     await this.start();
-    const [promise] = this.#bulk.add([this.#bulkDocument(key, prepared.source, prepared.time)]);
-    return promise as Promise<IndexedDocument>;
+    const sent = this.#bulkDocument(key, prepared.source, prepared.time, this.#ids.next(this.#clock.now()));
+    return new Promise((resolve, reject) => {
+      this.#bulk.add([sent], (_position, error) =>
+        error === undefined ? resolve({ index: sent.index, id: sent.id }) : reject(error),
+      );
+    });
   }
 
   /**
@@ -306,31 +317,31 @@ export class SearchIndexStorage implements ThreatStorage {
       throw new ValidationError('search-index documents', [{ path: '(root)', message: 'expected an array' }]);
     }
     const issues: ConfigurationIssue[] = [];
-    const prepared = documents.map((document, i) => {
+    const prepared: PreparedDocument[] = [];
+    for (const [i, document] of documents.entries()) {
       try {
-        return prepareSearchDocument(document);
+        prepared.push(prepareSearchDocument(document));
       } catch (error) {
         if (!ValidationError.isInstance(error)) throw error;
         for (const issue of error.issues) issues.push({ ...issue, path: `[${i}].${issue.path}` });
-        return undefined;
       }
-    });
+    }
     if (issues.length > 0) throw new ValidationError('search-index documents', issues.slice(0, 50));
     await this.start();
-    const bulkDocuments = prepared.map((p) => this.#bulkDocument(key, p?.source, p?.time as number));
-    const outcomes = await Promise.allSettled(this.#bulk.add(bulkDocuments));
+    const now = this.#clock.now();
+    const sent = prepared.map((p) => this.#bulkDocument(key, p.source, p.time, this.#ids.next(now)));
+    const errors = await this.#settled(sent);
     const report: BulkIndexReport = { indexed: [], failed: [] };
-    outcomes.forEach((outcome, position) => {
-      if (outcome.status === 'fulfilled') {
-        report.indexed.push(outcome.value);
+    sent.forEach(({ index, id }, position) => {
+      const error = errors[position] as StorageError | undefined;
+      if (error === undefined) {
+        report.indexed.push({ index, id });
         return;
       }
-      const error = outcome.reason as StorageError;
-      const sent = bulkDocuments[position] as { index: string; id: string };
       report.failed.push({
         position,
-        index: sent.index,
-        id: sent.id,
+        index,
+        id,
         ...(DocumentRejectedError.isInstance(error)
           ? { status: error.status, reason: `${error.errorType}: ${error.reason}` }
           : { reason: error.message }),
@@ -338,6 +349,22 @@ export class SearchIndexStorage implements ThreatStorage {
       });
     });
     return report;
+  }
+
+  /** Queues documents and resolves, once each has been settled, with each one's error (undefined: acknowledged). */
+  #settled(documents: readonly BulkDocument[], flush = false): Promise<Array<unknown>> {
+    const errors: unknown[] = new Array(documents.length);
+    if (documents.length === 0) return Promise.resolve(errors);
+    let remaining = documents.length;
+    return new Promise((resolve) => {
+      this.#bulk.add(documents, (position, error) => {
+        errors[position] = error;
+        remaining -= 1;
+        if (remaining === 0) resolve(errors);
+      });
+      // The storage integration batches already: its records go now rather than wait for the interval.
+      if (flush) void this.#bulk.flush();
+    });
   }
 
   /** Sends every queued document now; resolves once nothing is queued or in flight. */
@@ -421,22 +448,20 @@ export class SearchIndexStorage implements ThreatStorage {
     const prepared = records.map((record, i) => prepareThreatRecord(record, `threat record [${i}]`));
     if (prepared.length === 0) return;
     await this.start();
-    const promises = this.#bulk.add(
-      prepared.map(({ id, time, source }) => this.#bulkDocument('threats', source, time, id)),
+    const now = this.#clock.now();
+    const sent = prepared.map(({ id, time, source }) =>
+      this.#bulkDocument('threats', source, time, id ?? this.#ids.next(now)),
     );
-    // The integration batches already: send these now rather than wait for the interval.
-    void this.#bulk.flush();
-    const outcomes = await Promise.allSettled(promises);
-    const failed = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
+    const failed = (await this.#settled(sent, true)).filter((error) => error !== undefined);
     if (failed.length === 0) return;
-    const first = failed[0]?.reason as StorageError;
+    const first = failed[0] as StorageError;
     throw new StorageError(
       'elasticsearch',
       'store',
       `${failed.length} of ${records.length} threat record(s) were not stored: ${first.message}`,
       {
         target: 'threats',
-        isRetryable: failed.every((f) => StorageError.isInstance(f.reason) && f.reason.isRetryable),
+        isRetryable: failed.every((error) => StorageError.isInstance(error) && error.isRetryable),
         cause: first,
       },
     );
@@ -573,14 +598,9 @@ export class SearchIndexStorage implements ThreatStorage {
     );
   }
 
-  #bulkDocument(key: string, source: unknown, time: number, id?: string) {
-    const base = this.options.indices[key as DocumentIndexKey];
-    return {
-      key,
-      index: dailyIndexName(base, time),
-      id: id ?? this.#ids.next(this.#clock.now()),
-      json: JSON.stringify(source),
-    };
+  /** A document for the bulk indexer: its daily index, its id, its source as JSON. */
+  #bulkDocument(key: 'threats', source: unknown, time: number, id: string): BulkDocument {
+    return { key, index: this.#dailyIndex.of(time), id, json: JSON.stringify(source) };
   }
 
   async #deleteOldIndices(now: number): Promise<string[]> {
