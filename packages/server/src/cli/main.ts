@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { createReadStream, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import {
   CONFIG_FILE_NAMES,
@@ -17,6 +16,7 @@ import cliProgress from 'cli-progress';
 import { APIServer } from '../api-server.js';
 import { hashPassword } from '../auth/password-hash.js';
 import { embeddedConfig } from './embedded-config.js';
+import { readIndicatorLines, shownLine, unreadableListFile } from './indicator-lines.js';
 
 /** Exit codes of `threatlib`. */
 export const EXIT = {
@@ -179,8 +179,10 @@ async function scan(argv: string[], io: CliIo, single: boolean): Promise<number>
   if (single && positionals.length !== 1) throw new UsageError('correlate takes exactly one indicator');
   if (!single && positionals.length === 0 && values.file === undefined)
     throw new UsageError('scan needs indicators or --file');
-  const client = await makeClient(values, io);
   const file = typeof values.file === 'string' ? resolve(io.cwd, values.file) : undefined;
+  const unreadable = file === undefined ? undefined : await unreadableListFile(file);
+  if (unreadable) throw new UsageError(`--file ${String(values.file)}: ${unreadable}`);
+  const client = await makeClient(values, io);
   const total = file ? await countLines(file) : 0;
   const bar =
     file && !single
@@ -209,7 +211,7 @@ async function scan(argv: string[], io: CliIo, single: boolean): Promise<number>
         io.out(
           format === 'json'
             ? `${JSON.stringify({ input: item.input, error: item.error })}\n`
-            : `${item.input}\tinvalid\t${item.error.message}\n`,
+            : `${shownLine(item.input)}\tinvalid\t${item.error.message}\n`,
         );
       }
       bar?.increment(1, { threats });
@@ -251,11 +253,7 @@ function detail(c: CorrelationResult): string {
 
 async function* readLines(file: string, first: string[]): AsyncGenerator<string> {
   yield* first;
-  const lines = createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Number.POSITIVE_INFINITY });
-  for await (const line of lines) {
-    const text = line.trim();
-    if (text !== '' && !text.startsWith('#')) yield text;
-  }
+  yield* readIndicatorLines(file);
 }
 
 async function countLines(file: string): Promise<number> {
