@@ -34,4 +34,15 @@ describe("core's main entry", () => {
     expect(packages).toContain('undici');
     expect(await runtimePackages(resolve(SRC, 'metrics/index.ts'))).toContain('prom-client');
   });
+
+  it('nor does the integration entry, and neither loads vitest: the compliance suites are the testing entry', async () => {
+    const integration = await runtimePackages(resolve(SRC, 'integration/index.ts'));
+    expect(integration).toContain('undici');
+    for (const packages of [integration, await runtimePackages(resolve(SRC, 'index.ts'))]) {
+      expect(packages).not.toContain('prom-client');
+      expect(packages).not.toContain('nodemailer');
+      expect(packages).not.toContain('vitest');
+    }
+    expect(await runtimePackages(resolve(SRC, 'testing/index.ts'))).toContain('vitest');
+  });
 });
