@@ -15,6 +15,11 @@ export {
   DocumentStoreStorage,
 } from './document-store/document-store-storage.js';
 export type { ExpiryDetection, ExpiryMode } from './document-store/expiry.js';
+export type {
+  DocumentWebhookOutbox,
+  WebhookOutboxEntry,
+  WebhookOutboxStore,
+} from './document-store/webhook-outbox.js';
 export { StorageError, type StorageOperation } from './errors/storage-error.js';
 export { checkFilter, FILTER_LIMITS, type StorageFilter } from './filter/filter-allowlist.js';
 export type { StorageBackend, StorageBackendContext } from './integration/storage-backend.js';

@@ -1,4 +1,5 @@
 import type { AlertStore, IntegrationHealth } from '@threatlib/core';
+import type { WebhookOutboxStore } from '../document-store/webhook-outbox.js';
 
 /**
  * The documented stored threat record (`store('threats', record)`): what was learned about an indicator, when, and
@@ -145,4 +146,9 @@ export interface ThreatStorage {
   recordCampaigns?(reports: readonly CampaignReport[], options: { ttl: number }): Promise<void>;
   /** The campaign kept under `id`, or undefined when there is none (or it expired). */
   campaign?(id: string): Promise<StoredCampaign | undefined>;
+  /**
+   * An outbox for `@threatlib/webhooks` named `name`, where outgoing deliveries wait and survive a restart. Optional:
+   * without it the webhooks keep their file outbox.
+   */
+  webhookOutbox?(name: string): WebhookOutboxStore;
 }

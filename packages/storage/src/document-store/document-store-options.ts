@@ -21,10 +21,12 @@ export const collectionsSchema = z
     indicators: collectionName.default('indicators'),
     /** The client's alerts and their deliveries, when the store is the client's alert store. */
     alerts: collectionName.default('alerts'),
+    /** Outgoing webhook deliveries waiting for their next attempt, when the store keeps the webhooks' outbox. */
+    webhookOutbox: collectionName.default('webhookOutbox'),
   })
   .prefault({});
 
-/** The key of a collection in `collections` (`threats`, `campaigns`, `indicators`, `alerts`). */
+/** The key of a collection in `collections` (`threats`, `campaigns`, `indicators`, `alerts`, `webhookOutbox`). */
 export type CollectionKey = keyof z.output<typeof collectionsSchema>;
 
 const documentStoreShape = {

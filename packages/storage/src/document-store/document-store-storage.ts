@@ -45,6 +45,7 @@ import { EXPIRY_FIELD, type ExpiryDetection, ExpirySweeper, prepareExpiry } from
 import { type IndicatorDocument, sightingUpserts, toIndicatorHistory } from './indicator-history.js';
 import { storableRecord } from './stored-record.js';
 import { fromDocument, fromThreatDocument, type ThreatDocument, threatDocument } from './threat-document.js';
+import { DocumentWebhookOutbox, type WebhookOutboxDocument } from './webhook-outbox.js';
 
 /** What `new DocumentStoreStorage(options, runtime)` takes besides its options. */
 export interface DocumentStoreRuntime {
@@ -304,6 +305,28 @@ export class DocumentStoreStorage implements ThreatStorage {
     return document === null ? undefined : toStoredCampaign(document);
   }
 
+  /**
+   * The outbox of `@threatlib/webhooks` named `name` (`WebhookOutbox`), on the `webhookOutbox` collection: deliveries
+   * wait there until delivered or finally failed, and resume from there after a restart. Opening it connects the
+   * store if it has not; a write once the store has stopped is refused rather than connecting again.
+   */
+  webhookOutbox(name: string): DocumentWebhookOutbox {
+    return new DocumentWebhookOutbox(name, {
+      collection: async (connect) => {
+        if (connect) await this.start();
+        else if (this.#ready === undefined) {
+          throw new StorageError('mongodb', 'store', 'Document store: stopped; the webhook outbox cannot be written', {
+            target: 'webhookOutbox',
+            isRetryable: false,
+          });
+        } else await this.#ready;
+        return this.#collection<WebhookOutboxDocument>('webhookOutbox');
+      },
+      run: (operation, work) => this.#run(operation, 'webhookOutbox', work),
+      logger: this.#logger,
+    });
+  }
+
   /** Runs `work` after the upserts already under way of this store. */
   #serialised(work: () => Promise<void>): Promise<void> {
     const write = this.#upserts.then(work);
@@ -334,7 +357,7 @@ export class DocumentStoreStorage implements ThreatStorage {
     await this.start();
     const target = this.#collection<IndicatorDocument>('indicators');
     const document = await this.#run('query', 'indicators', () =>
-      target.findOne({ indicator: String(indicator) }, { projection: { _id: 0 } }),
+      target.findOne({ _id: String(indicator) }, { projection: { _id: 0 } }),
     );
     return document === null ? undefined : toIndicatorHistory(document);
   }

@@ -20,6 +20,7 @@ import type {
   StoredThreatInput,
   ThreatStorage,
 } from '../contract/threat-storage.js';
+import type { WebhookOutboxStore } from '../document-store/webhook-outbox.js';
 import { parseStorageOptions, type StorageIntegrationSettings } from './storage-options.js';
 import { WriteBatcher, type WriteBatcherStats } from './write-batcher.js';
 
@@ -99,6 +100,14 @@ export class StorageIntegration implements Integration {
       what: 'records',
       write: (batch) => this.#write(batch),
     });
+  }
+
+  /**
+   * The outbox of `@threatlib/webhooks` named `name` on the back end, when it has one (the document store): with
+   * `integrations.storage` configured, `integrations.webhooks` keeps its outgoing deliveries there.
+   */
+  webhookOutbox(name: string): WebhookOutboxStore | undefined {
+    return this.storage.webhookOutbox?.(name);
   }
 
   /** The back end's alert store: the client keeps its alerts there while this integration runs. */
