@@ -1,8 +1,13 @@
 import type { AnyBulkWriteOperation } from 'mongodb';
 import type { IndicatorHistory, IndicatorSighting } from '../contract/threat-storage.js';
 
-/** One indicator's history as stored in the `indicators` collection. */
+/**
+ * One indicator's history as stored in the `indicators` collection, under the indicator as `_id`: FerretDB 1.x looks a
+ * document up directly only by `_id` (any other filter reads the whole collection), so each upsert and lookup costs
+ * the same however many histories are kept.
+ */
 export interface IndicatorDocument {
+  _id: string;
   indicator: string;
   type: string;
   firstSeen: Date;
@@ -34,9 +39,9 @@ export function sightingUpserts(sightings: readonly IndicatorSighting[]): AnyBul
   }
   return [...byIndicator.values()].map(({ first, last, count }) => ({
     updateOne: {
-      filter: { indicator: last.indicator },
+      filter: { _id: last.indicator },
       update: {
-        $setOnInsert: { type: last.type },
+        $setOnInsert: { indicator: last.indicator, type: last.type },
         $min: { firstSeen: first.seenAt },
         $max: {
           lastSeen: last.seenAt,
