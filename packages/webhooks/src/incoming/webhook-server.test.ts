@@ -120,4 +120,24 @@ describe('the webhook server under attack', () => {
     expect(statusOf(flood)).toBe(401);
     expect(runs()).toBe(0);
   });
+
+  // Replaying issue 12 on this server: fastify's router answered these with its own JSON, without the hardening
+  // headers, quoting the path (a sender may put a token in it).
+  it.each([
+    ['a path the router cannot decode', '/webhooks/sk-live-0123456789%zz', 400],
+    ["a path segment past the router's limit", `/webhooks/sk-live-0123456789${'a'.repeat(1200)}`, 414],
+  ])('answers %s with a problem, the path not repeated', async (_name, path, status) => {
+    const { port, runs } = await server();
+    const body = '{"type":"threat-update","data":{"indicator":"x"}}';
+    const response = await raw(port, [
+      `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+    ]);
+    expect(statusOf(response)).toBe(status);
+    expect(response).toMatch(/\r\ncontent-type: application\/problem\+json/i);
+    expect(response).toMatch(/\r\nx-content-type-options: nosniff\r\n/i);
+    expect(response).toMatch(/\r\ncache-control: no-store\r\n/i);
+    expect(response).not.toContain('sk-live-0123456789');
+    expect(problemOf(response)).toMatchObject({ type: 'https://threatlib.dev/problems/malformed-request', status });
+    expect(runs()).toBe(0);
+  });
 });

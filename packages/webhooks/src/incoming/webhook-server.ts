@@ -1,9 +1,9 @@
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { WebhookError } from '../errors/webhook-error.js';
 import { problemClientErrorHandler } from './client-errors.js';
 import type { ResolvedIncomingOptions } from './incoming-options.js';
 import type { IncomingWebhooks } from './incoming-webhooks.js';
-import { WEBHOOK_PROBLEM_TYPES } from './problem.js';
+import { WEBHOOK_PROBLEM_TYPES, type WebhookProblem } from './problem.js';
 import { securityHeaders } from './security-headers.js';
 
 /** Most ms the request line and headers may take to arrive (capped by `server.requestTimeoutMs`). */
@@ -36,6 +36,7 @@ export class WebhookServer {
     if (this.#app) return;
     const requestTimeout = this.#options.requestTimeoutMs;
     const headersTimeout = Math.min(HEADERS_TIMEOUT_MS, requestTimeout);
+    const hardening = securityHeaders();
     const app = Fastify({
       logger: false,
       trustProxy: false,
@@ -51,8 +52,13 @@ export class WebhookServer {
         connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(headersTimeout / 4))),
       },
       clientErrorHandler: problemClientErrorHandler,
+      // What the router refuses before any hook runs (a path it cannot decode, a segment past its 100-character
+      // limit): a problem with the hardening headers, where fastify's own answer lacks them and repeats the path.
+      frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
+        const problem = routerRefusal(error.code);
+        reply.headers(hardening).code(problem.status).type('application/problem+json').send(problem);
+      },
     });
-    const hardening = securityHeaders();
     app.addHook('onRequest', (_request, reply, done) => {
       reply.headers(hardening);
       done();
@@ -79,6 +85,23 @@ export class WebhookServer {
     this.#address = undefined;
     await app?.close();
   }
+}
+
+/** The problem for a request fastify's router refused; it never quotes the path. */
+function routerRefusal(code: string): WebhookProblem {
+  return code === 'FST_ERR_MAX_PARAM_LENGTH'
+    ? {
+        type: WEBHOOK_PROBLEM_TYPES.malformedRequest,
+        title: 'URI too long',
+        status: 414,
+        detail: 'a segment of the path is longer than the server reads',
+      }
+    : {
+        type: WEBHOOK_PROBLEM_TYPES.malformedRequest,
+        title: 'Malformed request',
+        status: 400,
+        detail: 'the path has broken percent-encoding, or could not be routed',
+      };
 }
 
 function notFound(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply): FastifyReply {
