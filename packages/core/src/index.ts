@@ -21,6 +21,7 @@ export {
   type MemoryAlertStoreStats,
   normaliseAlert,
 } from './alerts/memory-alert-store.js';
+export { isNormalisedAlert } from './alerts/normalised-alert.js';
 export { CacheError } from './cache/cache-error.js';
 export { cacheKey, fingerprint } from './cache/cache-key.js';
 export type { CacheEntry, CacheStore } from './cache/cache-store.js';

@@ -7,6 +7,7 @@ import { type Alert, type AlertInput, AlertInputSchema } from './alert.js';
 import { type AlertDelivery, AlertDeliverySchema } from './alert-delivery.js';
 import type { AlertPage, AlertQuery, AlertStore } from './alert-store.js';
 import { AlertDropLog, type MemoryAlertLimits, memoryAlertLimits, weighAlert } from './memory-alert-limits.js';
+import { sealNormalisedAlert } from './normalised-alert.js';
 
 const MAX_PAGE = 500;
 
@@ -181,11 +182,29 @@ const DeliveriesSchema = z.array(AlertDeliverySchema).max(1000);
  * Validates an alert input (either documented form) and gives it an id (unless it has one), a timestamp and its
  * deliveries (none yet); shared by every store so they agree.
  *
+ * The record is deeply frozen and branded (`isNormalisedAlert` is true of it), so that what it is handed to (the
+ * client's delivery to integrations, `SIEMConnector.sendAlerts`) need not validate it again. It holds nothing of
+ * `input`: `metadata` and a delivery's `result` are copies as JSON (what every store keeps), so changing the input
+ * afterwards changes nothing; copy the record (`structuredClone`) to change it.
+ *
  * @throws {ValidationError} `Invalid alert: <field>: <reason>`, naming every field that is wrong.
  */
 export function normaliseAlert(input: AlertInput, now: Date): Alert {
   const data = parseRecord(AlertInputSchema, input, 'alert');
-  return {
+  // Zod copies what its schemas describe; `metadata`'s values and a delivery's `result` are `unknown`, passed through
+  // as the caller's own objects, which the record must not share (sealing it would freeze them).
+  let owned = true;
+  const deliveries = (data.deliveries ?? []).map((delivery) => {
+    if (delivery.result === undefined) return delivery;
+    const result = jsonCopy(delivery.result);
+    if (result === NOT_JSON) {
+      owned = false;
+      return delivery;
+    }
+    const { result: _given, ...rest } = delivery;
+    return result === undefined ? rest : { ...rest, result };
+  });
+  const alert: Alert = {
     id: data.id ?? globalThis.crypto.randomUUID(),
     title: data.title,
     severity: data.severity,
@@ -194,9 +213,24 @@ export function normaliseAlert(input: AlertInput, now: Date): Alert {
     timestamp: new Date(data.timestamp ?? now).toISOString(),
     ...(data.source === undefined ? {} : { source: data.source }),
     ...(data.riskScore === undefined ? {} : { riskScore: data.riskScore }),
-    ...(data.metadata === undefined ? {} : { metadata: data.metadata }),
-    deliveries: data.deliveries ?? [],
+    // The schema checked that metadata is JSON text of a bounded size.
+    ...(data.metadata === undefined ? {} : { metadata: jsonCopy(data.metadata) as Record<string, unknown> }),
+    deliveries,
   };
+  // A result JSON cannot hold (a BigInt, a cycle) stays the caller's: the record is then not sealed.
+  return owned ? sealNormalisedAlert(alert) : alert;
+}
+
+const NOT_JSON: unique symbol = Symbol('not JSON');
+
+/** `value` as JSON carries it (a new object; undefined for what JSON leaves out), or `NOT_JSON` (a cycle, a BigInt). */
+function jsonCopy(value: unknown): unknown {
+  try {
+    const text = JSON.stringify(value);
+    return text === undefined ? undefined : JSON.parse(text);
+  } catch {
+    return NOT_JSON;
+  }
 }
 
 function rankOf(severity: unknown): number {
