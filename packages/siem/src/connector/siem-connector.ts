@@ -8,6 +8,7 @@ import {
   type EnrichedIndicator,
   type IndicatorRef,
   IndicatorRefSchema,
+  isNormalisedAlert,
   type Logger,
   normaliseAlert,
   parseRecord,
@@ -177,20 +178,26 @@ export class SIEMConnector {
     this.#random = runtime.random ?? Math.random;
   }
 
-  /** Delivers one alert (either documented form: with `indicators`, or the webhook handler's `indicator` + `correlation`). */
+  /**
+   * Delivers one alert (either documented form: with `indicators`, or the webhook handler's `indicator` +
+   * `correlation`). An alert record core made (`isNormalisedAlert`: what the client delivers, what
+   * `client.alerts.add` returns) is sent as it is; anything else is validated first.
+   */
   async sendAlert(alert: AlertInput, options: SiemCallOptions = {}): Promise<DeliveryReceipt> {
-    const normalised = normaliseAlert(alert, new Date(this.#clock.now()));
+    const normalised = isNormalisedAlert(alert) ? alert : normaliseAlert(alert, new Date(this.#clock.now()));
     return this.#call('sendAlert', options, (platform, call) => platform.sendAlerts([normalised], call));
   }
 
   /**
    * Delivers many alerts in batches within the platform's limits (and `batchSize`), one batch after another; each
    * batch is retried on its own. Rejects at the first batch that fails for good: the batches before it were
-   * delivered.
+   * delivered. Every alert is validated before anything is sent, except the records core made
+   * (`isNormalisedAlert`), which are deeply frozen and so still valid.
    */
   async sendAlerts(alerts: readonly AlertInput[], options: SiemCallOptions = {}): Promise<DeliveryReceipt> {
     const now = new Date(this.#clock.now());
     const normalised = alerts.map((alert, index) => {
+      if (isNormalisedAlert(alert)) return alert;
       try {
         return normaliseAlert(alert, now);
       } catch (error) {

@@ -1,0 +1,96 @@
+import * as core from '@threatlib/core';
+import { type AlertInput, normaliseAlert, ValidationError } from '@threatlib/core';
+import { type RunningSiemEmulator, SPLUNK_DEFAULTS, startSiemEmulator, TEST_CA } from '@threatlib/siem-emulator';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { SiemConnectorOptions } from './connector-options.js';
+import { SIEMConnector } from './siem-connector.js';
+
+// Counts core's validation of alerts, which the connector calls through the package's entry.
+vi.mock('@threatlib/core', async (importOriginal) => {
+  const original = await importOriginal<typeof import('@threatlib/core')>();
+  return { ...original, normaliseAlert: vi.fn(original.normaliseAlert) };
+});
+const validations = vi.mocked(core.normaliseAlert);
+
+let emulator: RunningSiemEmulator | undefined;
+const connectors: SIEMConnector[] = [];
+beforeEach(async () => {
+  emulator = await startSiemEmulator();
+});
+afterEach(async () => {
+  await Promise.all(connectors.splice(0).map((c) => c.stop()));
+  await emulator?.close();
+  emulator = undefined;
+});
+
+function splunk(overrides: Partial<SiemConnectorOptions> = {}): SIEMConnector {
+  if (!emulator) throw new Error('no emulator');
+  const made = new SIEMConnector({
+    platform: 'siem_a',
+    host: emulator.host,
+    port: emulator.port,
+    credentials: { username: SPLUNK_DEFAULTS.username, password: SPLUNK_DEFAULTS.password },
+    hec: { token: SPLUNK_DEFAULTS.hecToken, port: emulator.port },
+    tls: { ca: TEST_CA },
+    retryDelay: 1,
+    ...overrides,
+  } as SiemConnectorOptions);
+  connectors.push(made);
+  return made;
+}
+
+const input = (i: number): AlertInput => ({
+  title: `alert ${i}`,
+  severity: 'high',
+  indicators: [{ type: 'domain', value: `c2-${i}.example.com`, confidence: 80 }],
+  timestamp: '2026-03-01T11:59:00.000Z',
+});
+
+const indexedTitles = () =>
+  (emulator?.splunk.events ?? []).map((e) => (e as { event: { title: string } }).event.title).sort();
+
+describe('sendAlerts validates each alert once', () => {
+  it("sends the records core made as they are, and validates a user's own alerts", async () => {
+    const records = [0, 1, 2].map((i) => normaliseAlert(input(i), new Date()));
+    const handMade = [3, 4].map(input);
+    validations.mockClear();
+
+    const receipt = await splunk().sendAlerts([...records, ...handMade]);
+
+    expect(receipt).toMatchObject({ accepted: 5, batches: 1 });
+    expect(validations).toHaveBeenCalledTimes(2);
+    expect(validations.mock.calls.map(([alert]) => alert)).toEqual(handMade);
+    expect(indexedTitles()).toEqual(['alert 0', 'alert 1', 'alert 2', 'alert 3', 'alert 4']);
+    // The records went out as core made them: their ids, not new ones.
+    const ids = (emulator?.splunk.events ?? []).map((e) => (e as { event: { id: string } }).event.id);
+    expect(ids.slice(0, 3)).toEqual(records.map((r) => r.id));
+  });
+
+  it('validates a copy of a record (it may have been changed), and refuses it when it is no longer valid', async () => {
+    const record = normaliseAlert(input(0), new Date());
+    const changed = { ...structuredClone(record), indicators: [{ type: 'domain', value: 'not a domain' }] };
+    validations.mockClear();
+
+    const error = await splunk()
+      .sendAlerts([record, changed as never])
+      .catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as Error).message).toMatch(
+      /^alerts\[1\]: Invalid alert: indicators\[0\]\.value: contains whitespace/,
+    );
+    expect(validations).toHaveBeenCalledTimes(1);
+    expect(emulator?.splunk.events).toEqual([]);
+  });
+
+  it('sendAlert sends a record as it is, and validates anything else', async () => {
+    const siem = splunk();
+    const record = normaliseAlert(input(0), new Date());
+    validations.mockClear();
+    await siem.sendAlert(record);
+    expect(validations).not.toHaveBeenCalled();
+    await siem.sendAlert(input(1));
+    expect(validations).toHaveBeenCalledTimes(1);
+    expect(indexedTitles()).toEqual(['alert 0', 'alert 1']);
+  });
+});
