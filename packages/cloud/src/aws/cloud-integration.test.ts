@@ -1,6 +1,7 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { type RunningGuardDutyEmulator, startGuardDutyEmulator } from '@threatlib/cloud-emulator';
-import { ConfigurationError, fromStixBundle, ManualClock, MemoryAlertStore, ValidationError } from '@threatlib/core';
+import { ConfigurationError, fromStixBundle, MemoryAlertStore, ValidationError } from '@threatlib/core';
+import { ManualClock } from '@threatlib/core/testing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CloudError } from '../errors/cloud-error.js';
 import { describeWithMoto, freshBucket, MOTO_URL, motoS3, readObject } from '../test-support/moto.js';

@@ -1,14 +1,7 @@
 import { GuardDutyClient } from '@aws-sdk/client-guardduty';
 import { S3Client } from '@aws-sdk/client-s3';
-import {
-  type Clock,
-  type IndicatorType,
-  type Logger,
-  parseRecord,
-  silentLogger,
-  systemClock,
-  ValidationError,
-} from '@threatlib/core';
+import { type IndicatorType, type Logger, parseRecord, silentLogger, ValidationError } from '@threatlib/core';
+import { type Clock, systemClock } from '@threatlib/core/integration';
 import { CloudError } from '../errors/cloud-error.js';
 import {
   type CloudIntegrationOptions,

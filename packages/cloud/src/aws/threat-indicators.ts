@@ -1,4 +1,5 @@
-import type { Alert, AlertStore, IndicatorType } from '@threatlib/core';
+import type { Alert, IndicatorType } from '@threatlib/core';
+import type { AlertStore } from '@threatlib/core/integration';
 
 /** An indicator threatlib currently holds to be a threat, as a threat list carries it. */
 export interface ThreatIndicator {

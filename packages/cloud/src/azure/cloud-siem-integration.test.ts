@@ -1,6 +1,7 @@
 import { ClientSecretCredential } from '@azure/identity';
 import { type RunningSentinelEmulator, startSentinelEmulator } from '@threatlib/cloud-emulator';
-import { ConfigurationError, ManualClock, parseIndicator, toStixPattern, ValidationError } from '@threatlib/core';
+import { ConfigurationError, parseIndicator, toStixPattern, ValidationError } from '@threatlib/core';
+import { ManualClock } from '@threatlib/core/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CloudError } from '../errors/cloud-error.js';
 import { CloudSiemIntegration } from './cloud-siem-integration.js';

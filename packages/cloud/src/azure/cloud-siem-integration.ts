@@ -1,22 +1,24 @@
 import { ClientSecretCredential, type TokenCredential } from '@azure/identity';
 import {
   type Alert,
-  type Clock,
   type Correlation,
-  type EventBus,
-  FeedScheduler,
-  type Integration,
-  type IntegrationHealth,
   type Logger,
   recordIssues,
   type StixCorrelationInput,
   type StixIndicator,
   silentLogger,
-  systemClock,
   type ThreatEvents,
   toStixBundle,
   ValidationError,
 } from '@threatlib/core';
+import {
+  type Clock,
+  type EventBus,
+  FeedScheduler,
+  type Integration,
+  type IntegrationHealth,
+  systemClock,
+} from '@threatlib/core/integration';
 import { LRUCache } from 'lru-cache';
 import type { CloudError } from '../errors/cloud-error.js';
 import { LegacyIndicatorApi } from './legacy-indicator-api.js';

@@ -11,7 +11,8 @@
 import type { Agent } from 'node:https';
 import { SecurityInsights } from '@azure/arm-securityinsight';
 import type { TokenCredential } from '@azure/identity';
-import type { Clock, FeedScheduler, Logger } from '@threatlib/core';
+import type { Logger } from '@threatlib/core';
+import type { Clock, FeedScheduler } from '@threatlib/core/integration';
 import { thrownFailure } from './sentinel-failure.js';
 import { type StixIndicatorObject, toLegacyIndicator } from './sentinel-indicator.js';
 import { LEGACY_API_VERSION } from './sentinel-options.js';

@@ -6,7 +6,8 @@
 //   `Try again in <n> seconds`.
 // - 200 when one or more objects were published: empty when all were, else `{errors: [{recordIndex, errorMessages}]}`
 //   naming the refused ones (recordIndex from 0).
-import type { Clock, FeedScheduler, Logger } from '@threatlib/core';
+import type { Logger } from '@threatlib/core';
+import type { Clock, FeedScheduler } from '@threatlib/core/integration';
 import { CloudError } from '../errors/cloud-error.js';
 import { answerFailure, thrownFailure } from './sentinel-failure.js';
 import type { StixIndicatorObject } from './sentinel-indicator.js';

@@ -1,4 +1,5 @@
-import { ManualClock, silentLogger } from '@threatlib/core';
+import { silentLogger } from '@threatlib/core';
+import { ManualClock } from '@threatlib/core/testing';
 import { describe, expect, it } from 'vitest';
 import { CloudError } from '../errors/cloud-error.js';
 import type { StixIndicatorObject } from './sentinel-indicator.js';

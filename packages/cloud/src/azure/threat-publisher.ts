@@ -1,4 +1,5 @@
-import { type Clock, type Logger, retryDelay } from '@threatlib/core';
+import type { Logger } from '@threatlib/core';
+import { type Clock, retryDelay } from '@threatlib/core/integration';
 import type { CloudError } from '../errors/cloud-error.js';
 import type { StixIndicatorObject } from './sentinel-indicator.js';
 import { MAX_OBJECTS_PER_UPLOAD } from './stix-upload-api.js';

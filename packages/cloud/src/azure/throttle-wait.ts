@@ -3,7 +3,7 @@
 //   https://learn.microsoft.com/en-us/azure/azure-resource-manager/management/request-limits-and-throttling
 // - The upload API's 429 body, `Rate limit is exceeded. Try again in <number of seconds> seconds.`:
 //   https://learn.microsoft.com/en-us/azure/sentinel/stix-objects-api
-import { retryAfter } from '@threatlib/core';
+import { retryAfter } from '@threatlib/core/integration';
 
 /** When neither the header nor the body says: the upload API's window is a minute. */
 const DEFAULT_WAIT_MS = 60_000;

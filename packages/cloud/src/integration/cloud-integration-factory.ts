@@ -1,14 +1,12 @@
+import { type Alert, ConfigurationError, type Logger } from '@threatlib/core';
 import {
-  type Alert,
   type Clock,
-  ConfigurationError,
   type Integration,
   type IntegrationContext,
   type IntegrationFactory,
   type IntegrationHealth,
-  type Logger,
   systemClock,
-} from '@threatlib/core';
+} from '@threatlib/core/integration';
 import { z } from 'zod';
 import { CloudIntegration, type PublishedThreatList } from '../aws/cloud-integration.js';
 import { CloudIntegrationOptionsSchema, parseOptions } from '../aws/cloud-options.js';

@@ -1,4 +1,4 @@
-import type { IntegrationFactory } from '@threatlib/core';
+import type { IntegrationFactory } from '@threatlib/core/integration';
 import { CloudSiemIntegration } from '../azure/cloud-siem-integration.js';
 import type { CloudSiemIntegrationOptions } from '../azure/sentinel-options.js';
 

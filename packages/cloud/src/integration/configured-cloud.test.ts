@@ -6,14 +6,13 @@ import { type RunningGuardDutyEmulator, startGuardDutyEmulator } from '@threatli
 import {
   type Alert,
   ConfigurationError,
-  INTEGRATION_PACKAGES,
-  type IntegrationContext,
-  ManualClock,
   silentLogger,
   ThreatClient,
   type ThreatClientOptions,
   type ThreatConfig,
 } from '@threatlib/core';
+import { INTEGRATION_PACKAGES, type IntegrationContext } from '@threatlib/core/integration';
+import { ManualClock } from '@threatlib/core/testing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { s3Location } from '../aws/publish-options.js';
 import { describeWithMoto, freshBucket, MOTO_URL, motoS3, readObject } from '../test-support/moto.js';
