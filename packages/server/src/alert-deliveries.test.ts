@@ -1,4 +1,5 @@
-import type { Alert, Integration } from '@threatlib/core';
+import type { Alert } from '@threatlib/core';
+import type { Integration } from '@threatlib/core/integration';
 import { describe, expect, it } from 'vitest';
 import { json, LISTED, post, serveForTest, testClient } from './test-support/serve.js';
 

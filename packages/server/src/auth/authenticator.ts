@@ -1,5 +1,6 @@
 import { hash, timingSafeEqual } from 'node:crypto';
-import { checkEndpoint, type ResolvedConfig } from '@threatlib/core';
+import type { ResolvedConfig } from '@threatlib/core';
+import { checkEndpoint } from '@threatlib/core/integration';
 import { createRemoteJWKSet, decodeJwt, importSPKI, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
 
 type JoseKey = Awaited<ReturnType<typeof importSPKI>>;

@@ -6,12 +6,11 @@ import {
   CONFIG_FILE_NAMES,
   type CorrelationResult,
   loadConfig,
-  runConfigCommand,
-  streamScouts,
   ThreatClient,
   type ThreatConfig,
   ThreatlibError,
 } from '@threatlib/core';
+import { runConfigCommand, streamScouts } from '@threatlib/core/integration';
 import cliProgress from 'cli-progress';
 import { APIServer } from '../api-server.js';
 import { hashPassword } from '../auth/password-hash.js';

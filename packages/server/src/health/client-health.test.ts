@@ -1,4 +1,5 @@
-import { type Integration, silentLogger, ThreatClient, type ThreatConfig } from '@threatlib/core';
+import { silentLogger, ThreatClient, type ThreatConfig } from '@threatlib/core';
+import type { Integration } from '@threatlib/core/integration';
 import { type FeedEmulator, INVALID_KEY, startFeedEmulator } from '@threatlib/feed-emulator';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { APIServer } from '../api-server.js';

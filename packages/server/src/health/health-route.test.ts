@@ -1,4 +1,4 @@
-import { type CacheEntry, type CacheStore, MemoryCache } from '@threatlib/core';
+import { type CacheEntry, type CacheStore, MemoryCache } from '@threatlib/core/integration';
 import { describe, expect, it, vi } from 'vitest';
 import { json, serveForTest, TEST_TOKEN, testClient } from '../test-support/serve.js';
 

@@ -1,4 +1,5 @@
-import { type AlertStore, type CacheStore, silentLogger, ThreatClient, type ThreatConfig } from '@threatlib/core';
+import { silentLogger, ThreatClient, type ThreatConfig } from '@threatlib/core';
+import type { AlertStore, CacheStore } from '@threatlib/core/integration';
 import { afterEach } from 'vitest';
 import { APIServer, type APIServerOptions } from '../api-server.js';
 import { exampleBlocklistPath } from '../cli/embedded-config.js';
