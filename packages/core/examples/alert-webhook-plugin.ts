@@ -1,6 +1,7 @@
 // The example plugin from the README: an integration that posts every alert as JSON to `<endpoint>/alerts` with a
 // bearer token and resolves with the receiver's parsed JSON answer. Third-party plugins follow the same contract.
-import type { Alert, Integration, IntegrationContext, IntegrationHealth } from '@threatlib/core';
+import type { Alert } from '@threatlib/core';
+import type { Integration, IntegrationContext, IntegrationHealth } from '@threatlib/core/integration';
 
 /** Options of {@link AlertWebhookPlugin}. */
 export interface AlertWebhookOptions {
