@@ -2,15 +2,8 @@
 // third-party plugin does; `pnpm typecheck` checks the type assertions below.
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import {
-  type Alert,
-  ConfigurationError,
-  type IndicatorRef,
-  type Integration,
-  type IntegrationContext,
-  silentLogger,
-  ThreatClient,
-} from '@threatlib/core';
+import { type Alert, ConfigurationError, type IndicatorRef, silentLogger, ThreatClient } from '@threatlib/core';
+import type { Integration, IntegrationContext } from '@threatlib/core/integration';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 
 class TicketPlugin implements Integration {

@@ -4,7 +4,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Alert, type Integration, ThreatClient, type ThreatConfig } from '@threatlib/core';
+import { type Alert, ThreatClient, type ThreatConfig } from '@threatlib/core';
+import type { Integration } from '@threatlib/core/integration';
 import type { MessageQueueIntegration } from '@threatlib/queue';
 import { APIServer } from '@threatlib/server';
 import { MongoClient } from 'mongodb';
