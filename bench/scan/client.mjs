@@ -2,17 +2,15 @@
 // run.mjs sends { mode: 'ours' | 'naive', inputFile, endpoints, settings }; this answers one message with the figures
 // and exits. See ../README.md for what each figure means.
 import { readFile } from 'node:fs/promises';
+import { parseIndicator, silentLogger, ThreatClient } from '@threatlib/core';
 import {
   abuseipdbFeed,
   createHttpClient,
   crowdsecFeed,
   otxFeed,
-  parseIndicator,
-  silentLogger,
-  ThreatClient,
   urlhausFeed,
   virustotalFeed,
-} from '@threatlib/core';
+} from '@threatlib/core/integration';
 import pLimit from 'p-limit';
 
 const FEEDS = [urlhausFeed, otxFeed, abuseipdbFeed, crowdsecFeed, virustotalFeed];

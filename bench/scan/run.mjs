@@ -7,7 +7,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { abuseipdbFeed, crowdsecFeed, otxFeed, parseIndicator, urlhausFeed, virustotalFeed } from '@threatlib/core';
+import { parseIndicator } from '@threatlib/core';
+import { abuseipdbFeed, crowdsecFeed, otxFeed, urlhausFeed, virustotalFeed } from '@threatlib/core/integration';
 import { mulberry32, startFeedEmulator, VENDORS } from '@threatlib/feed-emulator';
 
 const here = dirname(fileURLToPath(import.meta.url));

@@ -9,7 +9,8 @@ import { fork } from 'node:child_process';
 import { connect as tcp } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@elastic/elasticsearch';
-import { normaliseAlert, silentLogger } from '@threatlib/core';
+import { silentLogger } from '@threatlib/core';
+import { normaliseAlert } from '@threatlib/core/integration';
 import { SIEMConnector } from '@threatlib/siem';
 import { Agent, request } from 'undici';
 
