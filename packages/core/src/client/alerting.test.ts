@@ -8,6 +8,7 @@ import { AlertWebhookPlugin } from '../../examples/alert-webhook-plugin.js';
 import type { Alert } from '../alerts/alert.js';
 import type { AlertPage, AlertStore } from '../alerts/alert-store.js';
 import { MemoryAlertStore } from '../alerts/memory-alert-store.js';
+import { isNormalisedAlert } from '../alerts/normalised-alert.js';
 import type { ThreatConfig } from '../config/schema.js';
 import type { Integration, IntegrationContext, SendAlertOptions } from '../integrations/integration.js';
 import type { Logger } from '../logging/logger.js';
@@ -266,6 +267,43 @@ describe('a threat concluded by the client reaches every integration', () => {
     expect((await c.alerts.get(alert.id))?.deliveries).toEqual([
       expect.objectContaining({ integration: 'steady', status: 'delivered', attempts: 1 }),
     ]);
+  });
+
+  it('hands integrations the record core validated (frozen, branded), so they need not validate it again', async () => {
+    const Steady = flaky(0);
+    const Other = flaky(0);
+    const c = client();
+    c.registerIntegration('steady', Steady);
+    c.registerIntegration('other', Other);
+    await c.start();
+    const alert = await c.alerts.add({
+      title: 'Malicious domain detected',
+      severity: 'high',
+      indicators: [{ type: 'domain', value: 'evil.threatlib-test.net', confidence: 95 }],
+    });
+    await c.alerts.settled();
+    expect(Steady.received).toEqual([alert]);
+    expect(Other.received).toEqual([alert]);
+    const received = Steady.received[0] as Alert;
+    expect(isNormalisedAlert(received)).toBe(true);
+    // No integration can change what another gets, or what the store holds.
+    expect(() => (received.indicators as unknown[]).push({ type: 'domain', value: 'x' })).toThrow(TypeError);
+  });
+
+  it('an alert read back from the store (a resumed delivery) is handed over as a copy, not branded', async () => {
+    const store = new MemoryAlertStore();
+    const left = await store.add({
+      title: 'left in flight',
+      severity: 'high',
+      deliveries: [{ integration: 'steady', status: 'pending', attempts: 1 }],
+    });
+    const Steady = flaky(0);
+    const c = client({}, { alertStore: store });
+    c.registerIntegration('steady', Steady);
+    await c.start();
+    await c.alerts.settled();
+    expect(Steady.received).toEqual([expect.objectContaining({ id: left.id, title: 'left in flight' })]);
+    expect(isNormalisedAlert(Steady.received[0])).toBe(false);
   });
 
   it('never puts a secret in lastError or the log: credentials, tokens and the integration options', async () => {

@@ -6,6 +6,7 @@ import type { AlertPage, AlertQuery, AlertStore } from '../alerts/alert-store.js
 import { deliverWithRetries } from '../alerts/delivery-attempts.js';
 import { deliveryPolicy } from '../alerts/delivery-policy.js';
 import { deliveryErrorText, deliveryResult, optionSecrets } from '../alerts/delivery-record.js';
+import { isNormalisedAlert } from '../alerts/normalised-alert.js';
 import { threatAlertFor } from '../alerts/threat-alert.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import type { Correlation } from '../correlation/correlate.js';
@@ -377,7 +378,8 @@ export class ClientAlerting {
     if (!tracked) {
       tracked = {
         id: alert.id,
-        alert: structuredClone(alert),
+        // A record core validated is frozen: it is kept, and handed to every integration, as it is.
+        alert: isNormalisedAlert(alert) ? alert : structuredClone(alert),
         deliveries: alert.deliveries.map((d) => ({ ...d })),
         jobs: 0,
         write: Promise.resolve(),
@@ -437,7 +439,7 @@ export class ClientAlerting {
         const { performance } = this.#options.config;
         const policy = deliveryPolicy(target.instance, target.options, performance);
         const outcome = await deliverWithRetries({
-          send: (signal) => target.instance.sendAlert(structuredClone(tracked.alert), { signal }),
+          send: (signal) => target.instance.sendAlert(handedOver(tracked.alert), { signal }),
           policy,
           clock: this.#options.clock,
           signal: stopping,
@@ -704,3 +706,11 @@ async function settleWithin(work: Promise<unknown>, ms: number, clock: Clock): P
 }
 
 function noop(): void {}
+
+/**
+ * The alert an integration's `sendAlert` gets: the record itself when core validated it (frozen, so no integration
+ * can change what another gets), else a copy of its own.
+ */
+function handedOver(alert: Alert): Alert {
+  return isNormalisedAlert(alert) ? alert : structuredClone(alert);
+}

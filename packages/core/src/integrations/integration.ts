@@ -44,7 +44,8 @@ export interface Integration {
   readonly alertStore?: AlertStore;
   /**
    * Delivers an alert to the system the integration talks to; resolves with that system's answer. The client hands
-   * over a stored {@link Alert} (validated, severity in lower case, indicators with their precise types), keeps the
+   * over a stored {@link Alert} (validated, severity in lower case, indicators with their precise types; the record
+   * core validated, deeply frozen, when it has it: `isNormalisedAlert`, so copy it to change it), keeps the
    * answer (JSON, at most 16 KiB) on the alert's `deliveries`, and retries a rejection with backoff: up to the
    * integration's own `retries` (from its options or a `retries` property; else `performance.retryAttempts`), each
    * attempt given its `timeout` ms (else `performance.requestTimeout`). Reject with an error whose `isRetryable`
