@@ -26,11 +26,15 @@ describe('a batch of n indicators counts as n requests toward the rate limit', (
     expect((await call('/api/v1/feeds/status')).status).toBe(429);
   });
 
-  it('a batch larger than the whole budget says so', async () => {
+  it('a batch larger than the whole budget is too large (413, no Retry-After: no window will ever hold it)', async () => {
     const { call } = await serveForTest({ rateLimit: { max: 10, windowMs: 60_000 } });
     const refused = await call('/api/v1/threats/batch', batch(11));
-    expect(refused.status).toBe(429);
-    expect((await json(refused)).detail).toMatch(/more than the 10 one address may make per window/);
+    expect(refused.status).toBe(413);
+    expect(refused.headers.get('retry-after')).toBeNull();
+    expect(await json(refused)).toMatchObject({
+      type: 'https://threatlib.dev/problems/batch-too-large',
+      detail: expect.stringMatching(/more than the 10 one address may make per window/),
+    });
     expect((await call('/api/v1/feeds/status')).status).toBe(200);
   });
 

@@ -10,7 +10,8 @@ export type RequestLimiter = ReturnType<FastifyInstance['createRateLimit']>;
  * refused whole with a 429 before any lookup, and costs nothing more than the one request: a smaller batch later
  * can still fit.
  *
- * @throws {ProblemError} 429 (with `Retry-After`) when fewer than `items - 1` requests are left in the window.
+ * @throws {ProblemError} 429 (with `Retry-After`) when fewer than `items - 1` requests are left in the window; 413
+ *   when the batch is larger than the whole window's budget, which no retry can fit.
  */
 export async function chargeBatchItems(limiter: RequestLimiter, request: FastifyRequest, items: number): Promise<void> {
   const extra = items - 1;
@@ -29,16 +30,22 @@ export async function chargeBatchItems(limiter: RequestLimiter, request: Fastify
 }
 
 function refusal(items: number, remaining: number, max: number, retryAfterSeconds: number): ProblemError {
+  if (items > max) {
+    // No window will ever hold it: a 429 with Retry-After would have the client retry for ever.
+    return new ProblemError({
+      type: PROBLEM_TYPES.batchTooLarge,
+      title: 'Batch too large',
+      status: 413,
+      detail: `a batch of ${items} indicators counts as ${items} requests, more than the ${max} one address may make per window; send at most ${max} at a time`,
+    });
+  }
   const left = remaining + 1;
   return new ProblemError(
     {
       type: PROBLEM_TYPES.rateLimited,
       title: 'Too many requests',
       status: 429,
-      detail:
-        items > max
-          ? `a batch of ${items} indicators counts as ${items} requests, more than the ${max} one address may make per window; send at most ${max} at a time`
-          : `a batch of ${items} indicators counts as ${items} requests, and ${left} ${left === 1 ? 'is' : 'are'} left in this window for your address; retry in ${retryAfterSeconds} s or send a smaller batch`,
+      detail: `a batch of ${items} indicators counts as ${items} requests, and ${left} ${left === 1 ? 'is' : 'are'} left in this window for your address; retry in ${retryAfterSeconds} s or send a smaller batch`,
     },
     { 'retry-after': String(Math.max(1, retryAfterSeconds)) },
   );
