@@ -1,4 +1,4 @@
-import type { IntegrationFactory } from '@threatlib/core';
+import type { IntegrationFactory } from '@threatlib/core/integration';
 import type { SiemForwarderOptions } from './forwarder-options.js';
 import { SiemForwarder } from './siem-forwarder.js';
 

@@ -1,14 +1,13 @@
 import { hostname } from 'node:os';
+import type { Alert, Severity } from '@threatlib/core';
 import {
-  type Alert,
   formatRfc5424,
   type Integration,
   type IntegrationHealth,
   octetCountingFrame,
   redactText,
   type SendAlertOptions,
-  type Severity,
-} from '@threatlib/core';
+} from '@threatlib/core/integration';
 import { formatAlert } from '../formats/event-formats.js';
 import { type ForwarderPolicy, parseForwarderOptions, type ResolvedForwarderOptions } from './forwarder-options.js';
 import { HttpsPoster } from './https-poster.js';

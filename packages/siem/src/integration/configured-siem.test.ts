@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   ConfigurationError,
-  INTEGRATION_PACKAGES,
   InsecureEndpointError,
   IntegrationError,
   silentLogger,
@@ -11,6 +10,7 @@ import {
   type ThreatClientOptions,
   type ThreatConfig,
 } from '@threatlib/core';
+import { INTEGRATION_PACKAGES } from '@threatlib/core/integration';
 import { type RunningSiemEmulator, SPLUNK_DEFAULTS, startSiemEmulator, TEST_CA } from '@threatlib/siem-emulator';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SiemIntegration } from './siem-integration.js';

@@ -4,12 +4,14 @@ import {
   ConfigurationError,
   type EnrichedIndicator,
   type IndicatorRef,
-  type Integration,
-  type IntegrationContext,
-  type IntegrationFactory,
-  type IntegrationHealth,
-  type SendAlertOptions,
 } from '@threatlib/core';
+import type {
+  Integration,
+  IntegrationContext,
+  IntegrationFactory,
+  IntegrationHealth,
+  SendAlertOptions,
+} from '@threatlib/core/integration';
 import type { SiemConnectorOptions } from '../connector/connector-options.js';
 import { SIEMConnector } from '../connector/siem-connector.js';
 import type { ConnectionReport, DeliveryReceipt } from '../platforms/platform.js';

@@ -1,12 +1,5 @@
-import type {
-  Alert,
-  Case,
-  Clock,
-  ConfigurationIssue,
-  EnrichedIndicator,
-  IndicatorRecord,
-  Logger,
-} from '@threatlib/core';
+import type { Alert, Case, ConfigurationIssue, EnrichedIndicator, IndicatorRecord, Logger } from '@threatlib/core';
+import type { Clock } from '@threatlib/core/integration';
 import type { z } from 'zod';
 import type { ResolvedCommonOptions } from '../connector/connector-options.js';
 import type { SiemOperation } from '../connector/siem-error.js';

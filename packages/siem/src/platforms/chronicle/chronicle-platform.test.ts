@@ -1,4 +1,5 @@
-import { ConfigurationError, ManualClock } from '@threatlib/core';
+import { ConfigurationError } from '@threatlib/core';
+import { ManualClock } from '@threatlib/core/testing';
 import { CHRONICLE_DEFAULTS, CHRONICLE_PERMISSIONS, CHRONICLE_TOKEN_PATH, TEST_CA } from '@threatlib/siem-emulator';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SiemConnectorOptions } from '../../connector/connector-options.js';

@@ -1,4 +1,5 @@
-import { type Clock, ConfigurationError, InsecureEndpointError } from '@threatlib/core';
+import { ConfigurationError, InsecureEndpointError } from '@threatlib/core';
+import type { Clock } from '@threatlib/core/integration';
 import { KIBANA_DEFAULTS, type RunningSiemEmulator, startSiemEmulator } from '@threatlib/siem-emulator';
 import { afterEach, expect, it } from 'vitest';
 import type { SiemConnectorOptions } from '../../connector/connector-options.js';

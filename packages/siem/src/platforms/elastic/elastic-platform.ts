@@ -13,7 +13,8 @@
 // attempt and without our errors. One `_bulk` request per attempt is what the helper sends per flush, so the cost per
 // alert is the same.
 import { Client } from '@elastic/elasticsearch';
-import { type Alert, type Case, type EnrichedIndicator, type IndicatorRecord, retryAfter } from '@threatlib/core';
+import type { Alert, Case, EnrichedIndicator, IndicatorRecord } from '@threatlib/core';
+import { retryAfter } from '@threatlib/core/integration';
 import type { SiemHttpResponse } from '../../connector/siem-http.js';
 import type {
   ConnectionReport,

@@ -5,7 +5,7 @@
 // https://www.elastic.co/docs/reference/elasticsearch/clients/javascript/api-reference (errors)
 // Error bodies: {"error": {"root_cause": [...], "type": ..., "reason": ...}, "status": n}
 // https://www.elastic.co/docs/reference/elasticsearch/rest-apis/api-conventions (common options, error responses)
-import { retryAfter } from '@threatlib/core';
+import { retryAfter } from '@threatlib/core/integration';
 import type { SiemError } from '../../connector/siem-error.js';
 import type { PlatformCall } from '../platform.js';
 

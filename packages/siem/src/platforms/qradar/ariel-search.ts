@@ -6,7 +6,8 @@
 // - https://ibmsecuritydocs.github.io/qradar_api_20.0/20.0--ariel-searches-search_id-results-GET.html
 // - AQL: devicetime (the time the event says, LEEF devTime), magnitude, UTF8(payload), ILIKE with % and _ wildcards,
 //   LAST n DAYS: https://www.ibm.com/docs/en/qsip/7.5?topic=language-event-flow-simarc-fields-aql-queries
-import type { Clock, IndicatorRecord } from '@threatlib/core';
+import type { IndicatorRecord } from '@threatlib/core';
+import type { Clock } from '@threatlib/core/integration';
 import type { PlatformCall } from '../platform.js';
 import { parseJson, type QradarApi } from './qradar-api.js';
 import type { QradarOptions } from './qradar-options.js';

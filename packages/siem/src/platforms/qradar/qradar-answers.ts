@@ -8,7 +8,7 @@
 //   integration (demisto/content, Packs/QRadar/Integrations/QRadar_v3/QRadar_v3.py) reads the same texts.
 // - Removed endpoints answer 410, removed API versions 422:
 //   https://ibmsecuritydocs.github.io/qradar_api_overview/c_rest_api_getting_started.html
-import { retryAfter } from '@threatlib/core';
+import { retryAfter } from '@threatlib/core/integration';
 import type { SiemError } from '../../connector/siem-error.js';
 import type { SiemHttpResponse } from '../../connector/siem-http.js';
 import type { PlatformCall } from '../platform.js';

@@ -10,7 +10,8 @@
 // - https://ibmsecuritydocs.github.io/qradar_api_20.0/20.0--system-about-GET.html
 import { randomUUID } from 'node:crypto';
 import { hostname as osHostname } from 'node:os';
-import type { Alert, Case, Clock, EnrichedIndicator, IndicatorRecord } from '@threatlib/core';
+import type { Alert, Case, EnrichedIndicator, IndicatorRecord } from '@threatlib/core';
+import type { Clock } from '@threatlib/core/integration';
 import type { ResolvedCommonOptions } from '../../connector/connector-options.js';
 import type {
   CaseOptions,

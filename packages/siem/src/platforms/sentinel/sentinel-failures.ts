@@ -8,7 +8,7 @@
 // - ARM and Log Analytics error bodies (`{"error": {"code", "message", "innererror"}}`):
 //   https://learn.microsoft.com/en-us/azure/azure-resource-manager/troubleshooting/common-deployment-errors,
 //   https://learn.microsoft.com/en-us/azure/azure-monitor/logs/api/errors
-import { retryAfter } from '@threatlib/core';
+import { retryAfter } from '@threatlib/core/integration';
 import { SiemError } from '../../connector/siem-error.js';
 import type { PlatformCall } from '../platform.js';
 

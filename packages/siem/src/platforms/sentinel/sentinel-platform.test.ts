@@ -1,5 +1,5 @@
 import { gunzipSync } from 'node:zlib';
-import { ManualClock } from '@threatlib/core';
+import { ManualClock } from '@threatlib/core/testing';
 import { SENTINEL_DEFAULTS as D, TEST_CA } from '@threatlib/siem-emulator';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SiemConnectorOptions } from '../../connector/connector-options.js';

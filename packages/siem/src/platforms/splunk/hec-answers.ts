@@ -5,7 +5,7 @@
 // 9 Server is busy (503), 10 Data channel is missing (400), 11 Invalid data channel (400), 12 Event field is required
 // (400), 13 Event field cannot be blank (400), 14 ACK is disabled (400), 15 Error in handling indexed fields (400),
 // 16 Query string authorization is not enabled (400); health: 17 HEC is healthy (200), 18 HEC is unhealthy (503).
-import { retryAfter } from '@threatlib/core';
+import { retryAfter } from '@threatlib/core/integration';
 import type { SiemError } from '../../connector/siem-error.js';
 import type { SiemHttpResponse } from '../../connector/siem-http.js';
 import type { PlatformCall } from '../platform.js';

@@ -1,4 +1,5 @@
-import { type Clock, ConfigurationError, InsecureEndpointError } from '@threatlib/core';
+import { ConfigurationError, InsecureEndpointError } from '@threatlib/core';
+import type { Clock } from '@threatlib/core/integration';
 import { type RunningSiemEmulator, SPLUNK_DEFAULTS, startSiemEmulator, TEST_CA } from '@threatlib/siem-emulator';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SiemConnectorOptions } from '../../connector/connector-options.js';
