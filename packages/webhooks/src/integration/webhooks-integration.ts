@@ -12,8 +12,11 @@ import {
 import { z } from 'zod';
 import { WebhookError } from '../errors/webhook-error.js';
 import { IncomingOptionsSchema } from '../incoming/incoming-options.js';
+import type { IncomingStats } from '../incoming/incoming-webhooks.js';
 import { WebhookManager } from '../manager/webhook-manager.js';
+import type { OutgoingDeliveryStats } from '../outgoing/delivery-record.js';
 import { derivedMessageId } from '../outgoing/message-id.js';
+import type { WebhookOutbox } from '../outgoing/outbox/outbox.js';
 import type { DeliveryResult, OutgoingWebhookDefinition } from '../outgoing/outgoing-webhooks.js';
 import { DEFAULT_HIGH_CONFIDENCE, OutgoingOptionsSchema } from '../outgoing/outgoing-webhooks.js';
 import { registerThreatUpdate, ThreatUpdateOptionsSchema } from './threat-update.js';
@@ -123,10 +126,17 @@ export class WebhooksIntegration implements Integration {
       logger: context.logger,
       optionsPath: `${context.optionsPath}.incoming`,
       enforceHttps: context.client.config.security.enforceHttps,
+      defaultOutbox: () => storageOutbox(context),
     };
     const { threatUpdate, ...incoming } = parsed.incoming ?? {};
+    // An outbox not written in the options is left out, so the storage integration's may take the file's place.
+    const { outbox, ...delivery } = parsed.delivery;
+    const outboxGiven = (options as { delivery?: { outbox?: unknown } }).delivery?.outbox !== undefined;
     // Without `incoming` the manager only sends.
-    this.manager = new WebhookManager({ ...incoming, delivery: parsed.delivery }, runtime);
+    this.manager = new WebhookManager(
+      { ...incoming, delivery: outboxGiven ? { ...delivery, outbox } : delivery },
+      runtime,
+    );
     if (threatUpdate?.enabled) registerThreatUpdate(this.manager, context, threatUpdate);
     parsed.outgoing.forEach((definition) => {
       this.manager.addOutgoing(definition as OutgoingWebhookDefinition);
@@ -141,6 +151,11 @@ export class WebhooksIntegration implements Integration {
   async stop(): Promise<void> {
     this.#context.events.off('campaignDetected', this.#onCampaign);
     await this.manager.stop();
+  }
+
+  /** What the client's metrics read: incoming requests by outcome, and outgoing deliveries (per endpoint too). */
+  stats(): { incoming: IncomingStats; outgoing: OutgoingDeliveryStats } {
+    return { incoming: this.manager.stats, outgoing: this.manager.deliveryStats };
   }
 
   health(): IntegrationHealth {
@@ -173,6 +188,28 @@ export class WebhooksIntegration implements Integration {
   async enrichIndicator(): Promise<undefined> {
     return undefined;
   }
+}
+
+/**
+ * The outbox of the storage integration the client holds (`integrations.storage`), when its back end keeps one (the
+ * document store); otherwise undefined, and the deliveries wait in the file outbox.
+ */
+function storageOutbox(context: IntegrationContext): WebhookOutbox | undefined {
+  const storage = context.client.integration('storage') as { webhookOutbox?: (name: string) => unknown } | undefined;
+  if (storage === undefined) return undefined;
+  const outbox = typeof storage.webhookOutbox === 'function' ? storage.webhookOutbox(context.name) : undefined;
+  if (outbox === undefined) {
+    context.logger.info(
+      {},
+      'the storage integration keeps no webhook outbox (its back end has none): outgoing deliveries wait in the file outbox',
+    );
+    return undefined;
+  }
+  context.logger.info(
+    { outbox: context.name },
+    `outgoing webhook deliveries wait in the storage integration's database (outbox "${context.name}")`,
+  );
+  return outbox as WebhookOutbox;
 }
 
 function parseIntegrationOptions(options: unknown, optionsPath: string) {

@@ -1,7 +1,11 @@
 import { createHmac } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ConfigurationError, type Logger, ManualClock, ValidationError } from '@threatlib/core';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { WebhookOutbox } from '../outgoing/outbox/outbox.js';
 import type { WebhookManagerOptions } from './manager-options.js';
 import { WebhookManager, type WebhookManagerRuntime } from './webhook-manager.js';
 
@@ -384,5 +388,41 @@ describe('WebhookManager options', () => {
     const { manager, base } = await started();
     await manager.stop();
     await expect(fetch(`${base}/webhooks`, { method: 'POST' })).rejects.toThrow();
+  });
+
+  it("keeps its deliveries in the runtime's defaultOutbox only when delivery.outbox is not given", async () => {
+    const calls: string[] = [];
+    const memory: WebhookOutbox = {
+      open: async () => {
+        calls.push('open');
+        return [];
+      },
+      put: async () => undefined,
+      remove: async () => undefined,
+      close: async () => void calls.push('close'),
+    };
+    const offered = new WebhookManager({}, { defaultOutbox: () => memory });
+    await offered.start();
+    await offered.stop();
+    expect(calls).toEqual(['open', 'close']);
+
+    let asked = 0;
+    const directory = await mkdtemp(join(tmpdir(), 'threatlib-manager-outbox-'));
+    const named = new WebhookManager(
+      { delivery: { outbox: { directory } } },
+      {
+        defaultOutbox: () => {
+          asked++;
+          return memory;
+        },
+      },
+    );
+    await named.start();
+    await named.stop();
+    expect(asked).toBe(0);
+    await rm(directory, { recursive: true, force: true });
+
+    const broken = new WebhookManager({}, { defaultOutbox: () => ({ open: async () => [] }) as never });
+    await expect(broken.start()).rejects.toThrow(/lacks open, put, remove or close/);
   });
 });

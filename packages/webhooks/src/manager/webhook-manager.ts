@@ -4,6 +4,7 @@ import { type IncomingHandler, type IncomingStats, IncomingWebhooks } from '../i
 import { WebhookServer } from '../incoming/webhook-server.js';
 import type { HostResolver } from '../network/guarded-agent.js';
 import type { DeliveryRecord, DeliveryStatus, OutgoingDeliveryStats } from '../outgoing/delivery-record.js';
+import type { WebhookOutbox } from '../outgoing/outbox/outbox.js';
 import {
   type DeliveryResult,
   type OutgoingWebhookDefinition,
@@ -30,6 +31,11 @@ export interface WebhookManagerRuntime {
   resolveHost?: HostResolver;
   /** A number in [0, 1) for the jitter of outgoing retries (default `Math.random`). */
   random?: () => number;
+  /**
+   * When `delivery.outbox` is not given: the outbox to use instead of the file one, asked once when the outbox is
+   * first opened (undefined keeps the file outbox). The integration offers the storage integration's this way.
+   */
+  defaultOutbox?: () => WebhookOutbox | undefined;
 }
 
 /**
@@ -73,6 +79,10 @@ export class WebhookManager {
       ...(runtime.enforceHttps === undefined ? {} : { enforceHttps: runtime.enforceHttps }),
       ...(runtime.resolveHost ? { resolveHost: runtime.resolveHost } : {}),
       ...(runtime.random ? { random: runtime.random } : {}),
+      ...(runtime.defaultOutbox &&
+      (options as { delivery?: { outbox?: unknown } } | undefined)?.delivery?.outbox === undefined
+        ? { defaultOutbox: runtime.defaultOutbox }
+        : {}),
     });
     this.#server =
       this.options.server.port === undefined ? undefined : new WebhookServer(this.options.server, this.#incoming);

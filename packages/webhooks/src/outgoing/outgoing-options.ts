@@ -16,7 +16,8 @@ export const DEFAULT_OUTBOX_DIRECTORY = '.threatlib/webhook-outbox';
 
 const DAY_MS = 86_400_000;
 
-function isOutbox(value: unknown): value is WebhookOutbox {
+/** Whether `value` implements {@link WebhookOutbox} (`open`, `put`, `remove` and `close`). */
+export function isOutbox(value: unknown): value is WebhookOutbox {
   const candidate = value as Partial<Record<keyof WebhookOutbox, unknown>> | null;
   return (
     typeof candidate === 'object' &&

@@ -16,7 +16,12 @@ import { derivedMessageId, newMessageId } from './message-id.js';
 import { FileOutbox } from './outbox/file-outbox.js';
 import { type OutboxEntry, outboxKey, type WebhookOutbox } from './outbox/outbox.js';
 import { makeEndpoint, type OutgoingEndpoint, type OutgoingWebhookDefinition } from './outgoing-endpoint.js';
-import { type OutgoingOptions, OutgoingOptionsSchema, type ResolvedOutgoingOptions } from './outgoing-options.js';
+import {
+  isOutbox,
+  type OutgoingOptions,
+  OutgoingOptionsSchema,
+  type ResolvedOutgoingOptions,
+} from './outgoing-options.js';
 import { retryDelay } from './retry-delay.js';
 
 export type { DeliveryResult } from './delivery-record.js';
@@ -42,6 +47,11 @@ export interface OutgoingRuntime {
   resolveHost?: HostResolver;
   /** A number in [0, 1) for the retries' jitter (default `Math.random`). */
   random?: () => number;
+  /**
+   * The outbox to use instead of the file one, asked once, when the outbox is first opened (by `start()` or the first
+   * trigger); undefined keeps the file outbox. Give it only when the options name no outbox.
+   */
+  defaultOutbox?: () => WebhookOutbox | undefined;
 }
 
 /** Options of one {@link OutgoingWebhooks.trigger}. */
@@ -85,7 +95,9 @@ export class OutgoingWebhooks {
   readonly options: ResolvedOutgoingOptions;
   readonly #runtime: OutgoingRuntime;
   readonly #addresses: AddressPolicy;
-  readonly #outbox: WebhookOutbox;
+  #outbox: WebhookOutbox;
+  /** Whether `runtime.defaultOutbox` was asked (once, before the outbox is first opened). */
+  #outboxChosen = false;
   readonly #endpoints = new Map<string, OutgoingEndpoint>();
   readonly #lanes = new Map<string, Lane>();
   /** Deliveries waiting, by outbox key. */
@@ -214,6 +226,7 @@ export class OutgoingWebhooks {
    * (one that only receives) creates nothing: its outbox opens on the first trigger.
    */
   async start(): Promise<void> {
+    this.#chooseOutbox();
     if (this.#endpoints.size === 0 && this.#outbox instanceof FileOutbox && !(await this.#outbox.exists())) return;
     await this.#ready();
   }
@@ -304,6 +317,11 @@ export class OutgoingWebhooks {
       return Promise.reject(new WebhookError('deliver', 'the webhook manager is stopping; nothing more is sent'));
     }
     if (!this.#opening) {
+      try {
+        this.#chooseOutbox();
+      } catch (error) {
+        return Promise.reject(error);
+      }
       this.#state = 'opening';
       this.#opening = this.#outbox.open().then(
         (entries) => {
@@ -329,6 +347,24 @@ export class OutgoingWebhooks {
       );
     }
     return this.#opening;
+  }
+
+  /**
+   * Takes the runtime's `defaultOutbox` in place of the file outbox, once, before the outbox is first opened.
+   *
+   * @throws {WebhookError} when what it gives is not an outbox.
+   */
+  #chooseOutbox(): void {
+    if (this.#outboxChosen) return;
+    this.#outboxChosen = true;
+    const chosen = this.#runtime.defaultOutbox?.();
+    if (chosen === undefined) return;
+    if (!isOutbox(chosen)) {
+      throw new WebhookError('start', 'the outbox offered instead of the file one lacks open, put, remove or close', {
+        isRetryable: false,
+      });
+    }
+    this.#outbox = chosen;
   }
 
   /** Triggers `eventName` unless a delivery of `messageId` is waiting or was delivered (then reports that one). */
