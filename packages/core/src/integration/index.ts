@@ -4,7 +4,8 @@
 // redaction and syslog framing, caches, the alert stores' normalisation; and the feed adapters with their helpers.
 // The errors an integration throws are the main entry's, since users catch them.
 // It also has the hardening of an HTTP server an integration runs itself (the REST server, a webhook receiver): a cap
-// on each client's connections and the timeouts that keep slow clients from holding them.
+// on each client's connections, the timeouts that keep slow clients from holding them, and the one-pass check of a
+// JSON text's depth and repeated keys that every way in (request bodies, queue messages) runs before parsing.
 export type { AlertStore } from '../alerts/alert-store.js';
 export { normaliseAlert } from '../alerts/memory-alert-store.js';
 export { cacheKey, fingerprint } from '../cache/cache-key.js';
@@ -45,6 +46,7 @@ export {
   guardConnections,
   type RefusedConnections,
 } from '../http-server/connection-guard.js';
+export { checkJsonStructure, type JsonStructureFault } from '../http-server/json-structure.js';
 export { SERVER_TIMEOUT_DEFAULTS, type ServerTimeouts, serverTimeoutOptions } from '../http-server/server-timeouts.js';
 export type {
   Integration,

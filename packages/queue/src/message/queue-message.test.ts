@@ -25,4 +25,19 @@ describe('QueueMessage', () => {
     const { json } = message(Buffer.from('not JSON'));
     expect(() => json()).toThrow(UnprocessableMessageError);
   });
+
+  it('json() refuses a repeated key, which JSON.parse would resolve silently (the last wins, other readers keep the first)', () => {
+    const received = message(Buffer.from('{"indicator":"8.8.8.8","type":"ip","indicator":"45.148.10.240"}'));
+    expect(() => received.json()).toThrow(UnprocessableMessageError);
+    expect(() => received.json()).toThrow(/the key "indicator" appears twice in the object at "the top level"/);
+    // Escapes are decoded before keys are compared.
+    expect(() => message(Buffer.from('{"type":"ip","\\u0074ype":"url"}')).json()).toThrow(/"type" appears twice/);
+  });
+
+  it('json() refuses nesting past the limit before parsing, naming where, with no stack overflow', () => {
+    const deep = `{"indicator":"8.8.8.8","meta":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
+    expect(() => message(Buffer.from(deep)).json()).toThrow(/nested deeper than 32 levels at/);
+    const ok = `{"indicator":"8.8.8.8","meta":${'['.repeat(31)}${']'.repeat(31)}}`;
+    expect(message(Buffer.from(ok)).json()).toMatchObject({ indicator: '8.8.8.8' });
+  });
 });

@@ -1,4 +1,8 @@
+import { checkJsonStructure, type JsonStructureFault } from '@threatlib/core/integration';
 import { UnprocessableMessageError } from '../errors/unprocessable-message-error.js';
+
+/** How deep a message's JSON may nest; a deeper one is refused before it is parsed. */
+export const MESSAGE_JSON_DEPTH_LIMIT = 32;
 
 /** One message handed to a `consume` handler. */
 export interface QueueMessage {
@@ -20,9 +24,12 @@ export interface QueueMessage {
   /** Kafka: the record's key, if any. */
   readonly key: string | undefined;
   /**
-   * The body parsed as JSON.
+   * The body parsed as JSON, after a one-pass check of its structure: nesting deeper than
+   * {@link MESSAGE_JSON_DEPTH_LIMIT} and an object that repeats a key (which `JSON.parse` would resolve silently, last
+   * one wins, where another reader keeps the first) are refused.
    *
-   * @throws {UnprocessableMessageError} when it is not JSON (so the message is dead-lettered, not retried).
+   * @throws {UnprocessableMessageError} when it is not JSON or its structure is refused (so the message is
+   *   dead-lettered with the reason, not retried).
    */
   json<T = unknown>(): T;
 }
@@ -53,6 +60,8 @@ export function createQueueMessage(fields: DeliveredMessage): QueueMessage {
     },
     json<T>(): T {
       const text = content();
+      const fault = checkJsonStructure(text, MESSAGE_JSON_DEPTH_LIMIT);
+      if (fault) throw new UnprocessableMessageError(`message JSON refused: ${describeFault(fault)}`);
       try {
         return JSON.parse(text) as T;
       } catch (error) {
@@ -68,3 +77,12 @@ export function createQueueMessage(fields: DeliveredMessage): QueueMessage {
 
 /** What a `consume` handler is: resolve to have the message acknowledged, throw to have it retried. */
 export type MessageHandler = (message: QueueMessage) => Promise<void> | void;
+
+/** Where a refused structure is, in words; the path is keys and indexes only, never values. */
+function describeFault(fault: JsonStructureFault): string {
+  const where = fault.path.length === 0 ? 'the top level' : fault.path.map((p) => JSON.stringify(p)).join(' > ');
+  const shown = (text: string) => JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text);
+  return fault.kind === 'too-deep'
+    ? `nested deeper than ${fault.limit} levels at ${shown(where)}`
+    : `the key ${shown(fault.key)} appears twice in the object at ${shown(where)}`;
+}

@@ -1,6 +1,6 @@
+import { checkJsonStructure, type JsonStructureFault } from '@threatlib/core/integration';
 import type { FastifyRequest } from 'fastify';
 import { parse as secureJsonParse } from 'secure-json-parse';
-import { checkJsonStructure, type JsonStructureFault } from './json-structure.js';
 import { PROBLEM_TYPES, type Problem, ProblemError } from './problem.js';
 
 /** The deepest nesting of arrays and objects a request body may have unless the server is told otherwise. */
