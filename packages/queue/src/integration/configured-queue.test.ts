@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   ConfigurationError,
-  INTEGRATION_PACKAGES,
   IntegrationError,
   silentLogger,
   ThreatClient,
   type ThreatClientOptions,
   type ThreatConfig,
 } from '@threatlib/core';
+import { INTEGRATION_PACKAGES } from '@threatlib/core/integration';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MessageQueueProcessor } from '../message-queue-processor.js';
 import {
