@@ -1,4 +1,5 @@
-import { type Clock, InvalidIndicatorError, type Logger, ValidationError } from '@threatlib/core';
+import { InvalidIndicatorError, type Logger, ValidationError } from '@threatlib/core';
+import type { Clock } from '@threatlib/core/integration';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { WebhookError } from '../errors/webhook-error.js';
 import { GithubScheme } from './github-scheme.js';
