@@ -1,14 +1,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  type Alert,
-  AlertSchema,
-  type Integration,
-  silentLogger,
-  ThreatClient,
-  type ThreatConfig,
-} from '@threatlib/core';
+import { type Alert, AlertSchema, silentLogger, ThreatClient, type ThreatConfig } from '@threatlib/core';
+import type { Integration } from '@threatlib/core/integration';
 import { afterAll, expect, it } from 'vitest';
 import { QueueError } from '../errors/queue-error.js';
 import { MessageQueueProcessor } from '../message-queue-processor.js';
