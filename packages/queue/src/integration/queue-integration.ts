@@ -1,12 +1,10 @@
-import {
-  type Alert,
-  ConfigurationError,
-  type Integration,
-  type IntegrationContext,
-  type IntegrationFactory,
-  type IntegrationHealth,
-  type ThreatClient,
-} from '@threatlib/core';
+import { type Alert, ConfigurationError, type ThreatClient } from '@threatlib/core';
+import type {
+  Integration,
+  IntegrationContext,
+  IntegrationFactory,
+  IntegrationHealth,
+} from '@threatlib/core/integration';
 import type { Subscription } from '../message/backend.js';
 import { MessageQueueProcessor } from '../message-queue-processor.js';
 import type { MessageQueueOptions } from '../options/processor-options.js';
