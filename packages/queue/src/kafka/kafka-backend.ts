@@ -1,4 +1,5 @@
-import type { Clock, IntegrationHealth, Logger } from '@threatlib/core';
+import type { Logger } from '@threatlib/core';
+import type { Clock, IntegrationHealth } from '@threatlib/core/integration';
 import kafkajs, { type Admin, type Consumer, type EachBatchPayload, type KafkaMessage, type Producer } from 'kafkajs';
 import { QueueError } from '../errors/queue-error.js';
 import {
