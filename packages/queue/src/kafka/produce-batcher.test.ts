@@ -1,4 +1,4 @@
-import { ManualClock } from '@threatlib/core';
+import { ManualClock } from '@threatlib/core/testing';
 import { describe, expect, it } from 'vitest';
 import { type PendingRecord, ProduceBatcher } from './produce-batcher.js';
 
