@@ -1,4 +1,4 @@
-import type { Clock } from '@threatlib/core';
+import type { Clock } from '@threatlib/core/integration';
 
 /** One record waiting for its batch. */
 export interface PendingRecord {
