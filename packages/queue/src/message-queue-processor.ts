@@ -1,13 +1,5 @@
-import {
-  type Clock,
-  type IntegrationHealth,
-  type Logger,
-  parseRecord,
-  type StreamEventInput,
-  StreamEventSchema,
-  silentLogger,
-  systemClock,
-} from '@threatlib/core';
+import { type Logger, parseRecord, type StreamEventInput, StreamEventSchema, silentLogger } from '@threatlib/core';
+import { type Clock, type IntegrationHealth, systemClock } from '@threatlib/core/integration';
 import { KafkaBackend } from './kafka/kafka-backend.js';
 import type { PublishOptions, QueueBackend, QueueStats, Subscription } from './message/backend.js';
 import type { MessageHandler } from './message/queue-message.js';
