@@ -1,4 +1,4 @@
-import type { IntegrationHealth } from '@threatlib/core';
+import type { IntegrationHealth } from '@threatlib/core/integration';
 import type { MessageHandler } from './queue-message.js';
 
 /** Options of one publish. */
