@@ -1,4 +1,4 @@
-import type { Clock } from '@threatlib/core';
+import type { Clock } from '@threatlib/core/integration';
 
 /** Counts handlers still running, so that `stop()` can wait for them (up to a deadline) before closing. */
 export class InFlight {
