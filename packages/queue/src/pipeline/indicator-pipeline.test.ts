@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import {
   type Alert,
   AlertSchema,
-  type Integration,
   severityForRiskScore,
   silentLogger,
   ThreatClient,
   type ThreatConfig,
 } from '@threatlib/core';
+import type { Integration } from '@threatlib/core/integration';
 import { afterEach, describe, expect, it } from 'vitest';
 import { QueueError } from '../errors/queue-error.js';
 import type { PublishOptions } from '../message/backend.js';
