@@ -1,12 +1,12 @@
 import {
   type AlertDelivery,
-  type AlertStore,
   type CorrelationResult,
   InvalidIndicatorError,
   type ProcessedMessage,
   type ScoutOptions,
   streamEventFor,
 } from '@threatlib/core';
+import type { AlertStore } from '@threatlib/core/integration';
 import { QueueError } from '../errors/queue-error.js';
 import { UnprocessableMessageError } from '../errors/unprocessable-message-error.js';
 import { HEADERS } from '../message/headers.js';
