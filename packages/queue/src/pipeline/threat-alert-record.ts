@@ -1,4 +1,5 @@
-import { type Alert, type CorrelationResult, normaliseAlert } from '@threatlib/core';
+import type { Alert, CorrelationResult } from '@threatlib/core';
+import { normaliseAlert } from '@threatlib/core/integration';
 
 /** Longest indicator quoted in the title (the full one is in `indicators`), as in the alerts the client raises. */
 const TITLE_INDICATOR_CHARS = 200;
