@@ -1,4 +1,5 @@
-import type { Clock, IntegrationHealth, Logger } from '@threatlib/core';
+import type { Logger } from '@threatlib/core';
+import type { Clock, IntegrationHealth } from '@threatlib/core/integration';
 import { type ChannelModel, type ConfirmChannel, type ConsumeMessage, connect, type Options } from 'amqplib';
 import { QueueError } from '../errors/queue-error.js';
 import {
