@@ -2,22 +2,18 @@ import {
   type AlertInput,
   type CaseInput,
   CaseSchema,
-  type Clock,
   ConfigurationError,
-  checkEndpoint,
   type EnrichedIndicator,
   type IndicatorRef,
   IndicatorRefSchema,
   isNormalisedAlert,
   type Logger,
-  normaliseAlert,
   parseRecord,
-  retryDelay,
   silentLogger,
-  systemClock,
   ThreatlibError,
   ValidationError,
 } from '@threatlib/core';
+import { type Clock, checkEndpoint, normaliseAlert, retryDelay, systemClock } from '@threatlib/core/integration';
 import type {
   ConnectionReport,
   DeliveryReceipt,
