@@ -1,4 +1,4 @@
-import { ManualClock } from '@threatlib/core';
+import { ManualClock } from '@threatlib/core/testing';
 import { DocumentStoreStorage } from '../document-store/document-store-storage.js';
 import {
   describeWithFerretDB,
