@@ -1,5 +1,5 @@
-import { type ManualClock, ValidationError } from '@threatlib/core';
-import { alertStoreCompliance } from '@threatlib/core/testing';
+import { ValidationError } from '@threatlib/core';
+import { alertStoreCompliance, type ManualClock } from '@threatlib/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import type {
   CampaignReport,
