@@ -1,4 +1,4 @@
-import type { AlertStore, IntegrationHealth } from '@threatlib/core';
+import type { AlertStore, IntegrationHealth } from '@threatlib/core/integration';
 import type { WebhookOutboxStore } from '../document-store/webhook-outbox.js';
 
 /**
