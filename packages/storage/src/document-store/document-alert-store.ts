@@ -5,13 +5,12 @@ import {
   type AlertInput,
   type AlertPage,
   type AlertQuery,
-  type AlertStore,
-  normaliseAlert,
   parseRecord,
   SEVERITIES,
   severityRank,
   ValidationError,
 } from '@threatlib/core';
+import { type AlertStore, normaliseAlert } from '@threatlib/core/integration';
 import { type Collection, MongoServerError, ObjectId } from 'mongodb';
 import { z } from 'zod';
 
