@@ -1,4 +1,5 @@
-import { ConfigurationError, ManualClock, ValidationError } from '@threatlib/core';
+import { ConfigurationError, ValidationError } from '@threatlib/core';
+import { ManualClock } from '@threatlib/core/testing';
 import { afterAll, afterEach, expect, it } from 'vitest';
 import {
   describeWithFerretDB,
