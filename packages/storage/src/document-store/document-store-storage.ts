@@ -1,12 +1,5 @@
-import {
-  type Clock,
-  type IntegrationHealth,
-  type Logger,
-  silentLogger,
-  systemClock,
-  ThreatlibError,
-  ValidationError,
-} from '@threatlib/core';
+import { type Logger, silentLogger, ThreatlibError, ValidationError } from '@threatlib/core';
+import { type Clock, type IntegrationHealth, systemClock } from '@threatlib/core/integration';
 import {
   type AnyBulkWriteOperation,
   type Collection,
