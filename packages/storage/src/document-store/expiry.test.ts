@@ -1,4 +1,5 @@
-import { ManualClock, silentLogger } from '@threatlib/core';
+import { silentLogger } from '@threatlib/core';
+import { ManualClock } from '@threatlib/core/testing';
 import { describe, expect, it } from 'vitest';
 import { ExpirySweeper, type IndexableCollection, prepareExpiry } from './expiry.js';
 
