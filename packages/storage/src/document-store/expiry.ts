@@ -1,4 +1,5 @@
-import type { Clock, Logger } from '@threatlib/core';
+import type { Logger } from '@threatlib/core';
+import type { Clock } from '@threatlib/core/integration';
 
 /** The field every expiring record carries: `scanDate` + `ttl` seconds. */
 export const EXPIRY_FIELD = 'expiresAt';
