@@ -1,7 +1,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Feed, type Logger, silentLogger, ThreatClient, type ThreatConfig } from '@threatlib/core';
+import { type Logger, silentLogger, ThreatClient, type ThreatConfig } from '@threatlib/core';
+import type { Feed } from '@threatlib/core/integration';
 import { MongoClient } from 'mongodb';
 import { afterAll, afterEach, expect, it } from 'vitest';
 import type { CampaignReport } from '../contract/threat-storage.js';
