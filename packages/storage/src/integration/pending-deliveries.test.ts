@@ -1,14 +1,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  type Alert,
-  type Integration,
-  MemoryAlertStore,
-  silentLogger,
-  ThreatClient,
-  type ThreatConfig,
-} from '@threatlib/core';
+import { type Alert, MemoryAlertStore, silentLogger, ThreatClient, type ThreatConfig } from '@threatlib/core';
+import type { Integration } from '@threatlib/core/integration';
 import { afterAll, afterEach, expect, it } from 'vitest';
 import { DocumentStoreStorage } from '../document-store/document-store-storage.js';
 import {
