@@ -1,4 +1,5 @@
-import type { Clock, Logger } from '@threatlib/core';
+import type { Logger } from '@threatlib/core';
+import type { Clock } from '@threatlib/core/integration';
 import type { z } from 'zod';
 import type { ThreatStorage } from '../contract/threat-storage.js';
 
