@@ -1,17 +1,19 @@
 import {
   type Alert,
-  type AlertStore,
   ConfigurationError,
   type CorrelationResult,
   type EnrichedIndicator,
   type IndicatorRef,
   IndicatorRefSchema,
+} from '@threatlib/core';
+import {
+  type AlertStore,
   type Integration,
   type IntegrationContext,
   type IntegrationFactory,
   type IntegrationHealth,
   systemClock,
-} from '@threatlib/core';
+} from '@threatlib/core/integration';
 import { ObjectId } from 'mongodb';
 import { parseCampaignReports } from '../contract/campaign-schema.js';
 import type {
