@@ -1,4 +1,5 @@
-import { type Logger, ManualClock } from '@threatlib/core';
+import type { Logger } from '@threatlib/core';
+import { ManualClock } from '@threatlib/core/testing';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_BATCHING, WriteBatcher } from './write-batcher.js';
 
