@@ -1,4 +1,5 @@
-import type { Clock, Logger } from '@threatlib/core';
+import type { Logger } from '@threatlib/core';
+import type { Clock } from '@threatlib/core/integration';
 
 /** How the storage integration batches the writes of the scan path. */
 export interface BatchingOptions {
