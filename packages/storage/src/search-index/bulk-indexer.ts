@@ -1,5 +1,6 @@
 import type { Client } from '@elastic/elasticsearch';
-import type { Clock, Logger } from '@threatlib/core';
+import type { Logger } from '@threatlib/core';
+import type { Clock } from '@threatlib/core/integration';
 import { StorageError } from '../errors/storage-error.js';
 import { DocumentRejectedError, describeFailure, isRetryableFailure, storageFailure } from './elasticsearch-errors.js';
 
