@@ -1,5 +1,6 @@
 import type { Client } from '@elastic/elasticsearch';
-import type { Clock, Logger } from '@threatlib/core';
+import type { Logger } from '@threatlib/core';
+import type { Clock } from '@threatlib/core/integration';
 import { dayOfDailyIndex, isPastRetention } from './daily-index.js';
 import { describeFailure, runRequest } from './elasticsearch-errors.js';
 
