@@ -7,13 +7,12 @@ import {
   type AlertInput,
   type AlertPage,
   type AlertQuery,
-  type AlertStore,
-  normaliseAlert,
   parseRecord,
   SEVERITIES,
   severityRank,
   ValidationError,
 } from '@threatlib/core';
+import { type AlertStore, normaliseAlert } from '@threatlib/core/integration';
 import { z } from 'zod';
 import { DocumentIds } from './document-id.js';
 import { runRequest } from './elasticsearch-errors.js';
