@@ -1,4 +1,4 @@
-import { ManualClock } from '@threatlib/core';
+import { ManualClock } from '@threatlib/core/testing';
 import {
   COMPLIANCE_EPOCH,
   type RefusedFilter,
