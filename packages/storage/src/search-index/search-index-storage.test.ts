@@ -1,4 +1,5 @@
-import { ManualClock, ValidationError } from '@threatlib/core';
+import { ValidationError } from '@threatlib/core';
+import { ManualClock } from '@threatlib/core/testing';
 import { afterEach, expect, it } from 'vitest';
 import { StorageError } from '../errors/storage-error.js';
 import {
