@@ -1,13 +1,6 @@
 import { Client, type ClientOptions, type estypes } from '@elastic/elasticsearch';
-import {
-  type Clock,
-  type ConfigurationIssue,
-  type IntegrationHealth,
-  type Logger,
-  silentLogger,
-  systemClock,
-  ValidationError,
-} from '@threatlib/core';
+import { type ConfigurationIssue, type Logger, silentLogger, ValidationError } from '@threatlib/core';
+import { type Clock, type IntegrationHealth, systemClock } from '@threatlib/core/integration';
 import { parseCampaignReports } from '../contract/campaign-schema.js';
 import { parseSightings } from '../contract/sighting-schema.js';
 import type {
