@@ -1,13 +1,12 @@
 import {
   type Alert,
   ConfigurationError,
-  INTEGRATION_PACKAGES,
-  type Integration,
   silentLogger,
   ThreatClient,
   type ThreatClientOptions,
   type ThreatConfig,
 } from '@threatlib/core';
+import { INTEGRATION_PACKAGES, type Integration } from '@threatlib/core/integration';
 import { type FeedEmulator, startFeedEmulator } from '@threatlib/feed-emulator';
 import { type RunningSiemEmulator, SPLUNK_DEFAULTS, startSiemEmulator, TEST_CA } from '@threatlib/siem-emulator';
 import { Webhook } from 'standardwebhooks';
