@@ -1,12 +1,11 @@
 import {
   type IndicatorTypeName,
-  type IntegrationClient,
-  type IntegrationContext,
   isIndicatorTypeName,
   parseRecord,
   severityForRiskScore,
   severityRank,
 } from '@threatlib/core';
+import type { IntegrationClient, IntegrationContext } from '@threatlib/core/integration';
 import { z } from 'zod';
 import type { WebhookManager } from '../manager/webhook-manager.js';
 
