@@ -2,13 +2,15 @@ import {
   type Alert,
   type CampaignDetectedEvent,
   ConfigurationError,
-  type Integration,
-  type IntegrationContext,
-  type IntegrationFactory,
-  type IntegrationHealth,
   recordIssues,
   type ThreatClient,
 } from '@threatlib/core';
+import type {
+  Integration,
+  IntegrationContext,
+  IntegrationFactory,
+  IntegrationHealth,
+} from '@threatlib/core/integration';
 import { z } from 'zod';
 import { WebhookError } from '../errors/webhook-error.js';
 import { IncomingOptionsSchema } from '../incoming/incoming-options.js';
