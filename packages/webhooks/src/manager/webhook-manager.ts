@@ -1,4 +1,5 @@
-import { type Alert, type Clock, type Logger, silentLogger, systemClock } from '@threatlib/core';
+import { type Alert, type Logger, silentLogger } from '@threatlib/core';
+import { type Clock, systemClock } from '@threatlib/core/integration';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { type IncomingHandler, type IncomingStats, IncomingWebhooks } from '../incoming/incoming-webhooks.js';
 import { WebhookServer } from '../incoming/webhook-server.js';
