@@ -1,4 +1,4 @@
-import { ManualClock } from '@threatlib/core';
+import { ManualClock } from '@threatlib/core/testing';
 import Fastify from 'fastify';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
