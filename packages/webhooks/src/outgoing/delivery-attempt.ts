@@ -1,4 +1,4 @@
-import { retryAfter } from '@threatlib/core';
+import { retryAfter } from '@threatlib/core/integration';
 import { type Dispatcher, request } from 'undici';
 import { BlockedAddressError } from '../network/blocked-address-error.js';
 import type { OutgoingEndpoint } from './outgoing-endpoint.js';
