@@ -1,6 +1,6 @@
 import { mkdir, open, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic } from '@threatlib/core';
+import { writeFileAtomic } from '@threatlib/core/integration';
 import type { OutboxEntry, WebhookOutbox } from './outbox.js';
 import { acquireLock } from './outbox-lock.js';
 
