@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
-import { ConfigurationError, checkEndpoint, recordIssues } from '@threatlib/core';
+import { ConfigurationError, recordIssues } from '@threatlib/core';
+import { checkEndpoint } from '@threatlib/core/integration';
 import { z } from 'zod';
 import { MIN_SECRET_BYTES, secretBytes } from '../incoming/incoming-options.js';
 import type { AddressPolicy } from '../network/address-policy.js';
