@@ -1,7 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigurationError, InsecureEndpointError, ManualClock } from '@threatlib/core';
+import { ConfigurationError, InsecureEndpointError } from '@threatlib/core';
+import { ManualClock } from '@threatlib/core/testing';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WebhookManager, type WebhookManagerRuntime } from '../manager/webhook-manager.js';
