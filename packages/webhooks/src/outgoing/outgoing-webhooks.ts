@@ -1,5 +1,6 @@
 import { resolve as resolvePath } from 'node:path';
-import { type Alert, type Clock, ConfigurationError, type Logger } from '@threatlib/core';
+import { type Alert, ConfigurationError, type Logger } from '@threatlib/core';
+import type { Clock } from '@threatlib/core/integration';
 import type { Agent } from 'undici';
 import { WebhookError } from '../errors/webhook-error.js';
 import { AddressPolicy } from '../network/address-policy.js';
