@@ -1,16 +1,17 @@
-import * as core from '@threatlib/core';
-import { type AlertInput, normaliseAlert, ValidationError } from '@threatlib/core';
+import { type AlertInput, ValidationError } from '@threatlib/core';
+import * as integration from '@threatlib/core/integration';
+import { normaliseAlert } from '@threatlib/core/integration';
 import { type RunningSiemEmulator, SPLUNK_DEFAULTS, startSiemEmulator, TEST_CA } from '@threatlib/siem-emulator';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { SiemConnectorOptions } from './connector-options.js';
 import { SIEMConnector } from './siem-connector.js';
 
-// Counts core's validation of alerts, which the connector calls through the package's entry.
-vi.mock('@threatlib/core', async (importOriginal) => {
-  const original = await importOriginal<typeof import('@threatlib/core')>();
+// Counts core's validation of alerts, which the connector calls through core's integration entry.
+vi.mock('@threatlib/core/integration', async (importOriginal) => {
+  const original = await importOriginal<typeof import('@threatlib/core/integration')>();
   return { ...original, normaliseAlert: vi.fn(original.normaliseAlert) };
 });
-const validations = vi.mocked(core.normaliseAlert);
+const validations = vi.mocked(integration.normaliseAlert);
 
 let emulator: RunningSiemEmulator | undefined;
 const connectors: SIEMConnector[] = [];
