@@ -9,6 +9,9 @@ const MAX_LABEL_LENGTH = 63;
 const NOT_DOMAIN_CHARACTER = /[^a-z0-9._\-\u{80}-\u{10FFFF}]/iu;
 // Underscores are not allowed in host names by RFC 952, but real malware infrastructure uses them and DNS serves them.
 const LABEL = /^[a-z0-9_-]+$/;
+// The names reaching the suffix check are host names already checked here, never addresses (a numeric last label
+// is refused first): tldts need not extract a host name or look for an IP address.
+const SUFFIX_OPTIONS = { allowPrivateDomains: true, extractHostname: false, detectIp: false } as const;
 
 /**
  * Whether `text` is made only of characters a domain name can be written with (letters, digits, `.`, `-`, `_`,
@@ -74,7 +77,7 @@ export function checkDomain(text: string): CheckResult {
 function isKnownSuffix(hostname: string): boolean {
   // Tor hidden services are real indicators, but `.onion` is a special-use name, not a delegated TLD.
   if (hostname === 'onion' || hostname.endsWith('.onion')) return true;
-  const parsed = parseHostname(hostname, { allowPrivateDomains: true, extractHostname: false });
+  const parsed = parseHostname(hostname, SUFFIX_OPTIONS);
   return parsed.isIcann === true || parsed.isPrivate === true;
 }
 
