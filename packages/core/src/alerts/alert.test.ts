@@ -1,8 +1,9 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../errors/validation-error.js';
 import { parseRecord } from '../records/parse-record.js';
 import { type AlertInput, AlertInputSchema } from './alert.js';
-import { MemoryAlertStore } from './memory-alert-store.js';
+import { MemoryAlertStore, normaliseAlert } from './memory-alert-store.js';
 
 const NOW = new Date('2026-03-01T12:00:00Z');
 
@@ -155,5 +156,39 @@ describe('the alert store', () => {
     const store = new MemoryAlertStore();
     await store.add({ ...documented, id: 'a-1' });
     await expect(store.add({ ...documented, id: 'a-1' })).rejects.toThrow('id: an alert with id a-1 is already stored');
+  });
+});
+
+describe("an alert's timestamp", () => {
+  it('is the ISO 8601 text of the same instant, in UTC with milliseconds, whatever form it was given in', () => {
+    // Every calendar field in and out of range, so some are refused; each accepted one must come out as toISOString
+    // writes the instant, whether it was given in that form already (kept as it is) or not (parsed and written).
+    const pad = (n: number, width: number) => String(n).padStart(width, '0');
+    const fields = fc.record({
+      year: fc.integer({ min: 0, max: 9999 }),
+      month: fc.integer({ min: 0, max: 13 }),
+      day: fc.integer({ min: 0, max: 32 }),
+      hour: fc.integer({ min: 0, max: 24 }),
+      minute: fc.integer({ min: 0, max: 60 }),
+      second: fc.integer({ min: 0, max: 60 }),
+      ms: fc.integer({ min: 0, max: 999 }),
+      offset: fc.constantFrom('Z', '+00:00', '+05:30', '-08:00'),
+      fraction: fc.constantFrom(3, 0, 1, 6),
+    });
+    fc.assert(
+      fc.property(fields, (f) => {
+        const fraction = f.fraction === 0 ? '' : `.${pad(f.ms, 3).padEnd(f.fraction, '0').slice(0, f.fraction)}`;
+        const given = `${pad(f.year, 4)}-${pad(f.month, 2)}-${pad(f.day, 2)}T${pad(f.hour, 2)}:${pad(f.minute, 2)}:${pad(f.second, 2)}${fraction}${f.offset}`;
+        let timestamp: string;
+        try {
+          timestamp = normaliseAlert({ title: 't', severity: 'low', timestamp: given }, NOW).timestamp;
+        } catch (error) {
+          expect(error).toBeInstanceOf(ValidationError);
+          return;
+        }
+        expect(timestamp).toBe(new Date(given).toISOString());
+      }),
+      { numRuns: 5_000 },
+    );
   });
 });

@@ -210,7 +210,10 @@ export function normaliseAlert(input: AlertInput, now: Date): Alert {
     severity: data.severity,
     ...(data.description === undefined ? {} : { description: data.description }),
     indicators: data.indicators,
-    timestamp: new Date(data.timestamp ?? now).toISOString(),
+    timestamp:
+      data.timestamp !== undefined && CANONICAL_UTC.test(data.timestamp)
+        ? data.timestamp
+        : new Date(data.timestamp ?? now).toISOString(),
     ...(data.source === undefined ? {} : { source: data.source }),
     ...(data.riskScore === undefined ? {} : { riskScore: data.riskScore }),
     // The schema checked that metadata is JSON text of a bounded size.
@@ -220,6 +223,12 @@ export function normaliseAlert(input: AlertInput, now: Date): Alert {
   // A result JSON cannot hold (a BigInt, a cycle) stays the caller's: the record is then not sealed.
   return owned ? sealNormalisedAlert(alert) : alert;
 }
+
+/**
+ * What `toISOString` writes. A timestamp given in it (the schema checked it is a real date and time) is kept as it
+ * is rather than parsed and written again, half a microsecond per alert.
+ */
+const CANONICAL_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 const NOT_JSON: unique symbol = Symbol('not JSON');
 
