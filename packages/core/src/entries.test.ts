@@ -1,4 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import type * as MainTypes from './index.js';
+import * as main from './index.js';
 import * as integration from './integration/index.js';
 import * as testing from './testing/index.js';
 
@@ -63,7 +65,45 @@ const INTEGRATION_VALUES = [
   'writeFileAtomic',
 ];
 
-describe("core's subpath entries", () => {
+/** Types that moved with them: each line fails to typecheck if the main entry has that name again. */
+type MovedTypes = [
+  // @ts-expect-error at @threatlib/core/integration
+  MainTypes.Integration,
+  // @ts-expect-error at @threatlib/core/integration
+  MainTypes.IntegrationContext,
+  // @ts-expect-error at @threatlib/core/integration
+  MainTypes.IntegrationFactory,
+  // @ts-expect-error at @threatlib/core/integration
+  MainTypes.IntegrationHealth,
+  // @ts-expect-error at @threatlib/core/integration
+  MainTypes.AlertStore,
+  // @ts-expect-error at @threatlib/core/integration
+  MainTypes.CacheStore,
+  // @ts-expect-error at @threatlib/core/integration
+  MainTypes.Feed,
+  // @ts-expect-error at @threatlib/core/integration
+  MainTypes.Clock,
+  // @ts-expect-error at @threatlib/core/integration
+  MainTypes.HttpClient,
+];
+
+describe("core's entries", () => {
+  it('the main entry keeps to what users call: what moved to a subpath is not there any more', () => {
+    const moved = new Set([...INTEGRATION_VALUES, ...Object.keys(testing)]);
+    expect(Object.keys(main).filter((name) => moved.has(name))).toEqual([]);
+    // What users call stays (a sample of each kind).
+    expect(Object.keys(main)).toEqual(
+      expect.arrayContaining([
+        'ThreatClient',
+        'ConfigurationError',
+        'MemoryAlertStore',
+        'parseIndicator',
+        'toStixBundle',
+      ]),
+    );
+    expectTypeOf<MovedTypes>().toBeArray();
+  });
+
   it('@threatlib/core/integration has the contract helpers an integration package uses', () => {
     expect(Object.keys(integration)).toEqual(expect.arrayContaining(INTEGRATION_VALUES));
     expect(Object.entries(integration).filter(([, value]) => value === undefined)).toEqual([]);

@@ -13,26 +13,17 @@ export {
   type DeliveryStatus,
 } from './alerts/alert-delivery.js';
 export { ALERT_METADATA_MAX_BYTES } from './alerts/alert-metadata.js';
-export type { AlertPage, AlertQuery, AlertStore } from './alerts/alert-store.js';
+export type { AlertPage, AlertQuery } from './alerts/alert-store.js';
 export { DEFAULT_MEMORY_ALERT_LIMITS, type MemoryAlertLimits } from './alerts/memory-alert-limits.js';
 export {
   MemoryAlertStore,
   type MemoryAlertStoreOptions,
   type MemoryAlertStoreStats,
-  normaliseAlert,
 } from './alerts/memory-alert-store.js';
 export { isNormalisedAlert } from './alerts/normalised-alert.js';
 export { CacheError } from './cache/cache-error.js';
-export { cacheKey, fingerprint } from './cache/cache-key.js';
-export type { CacheEntry, CacheStore } from './cache/cache-store.js';
-export { createCache } from './cache/create-cache.js';
-export { FileCache } from './cache/file-cache.js';
-export { KvServerCache } from './cache/kvserver-cache.js';
-export { DEFAULT_MEMORY_CACHE_SIZE, MemoryCache } from './cache/memory-cache.js';
-export { parseSize } from './cache/size.js';
 export type { CampaignDetectedEvent, CampaignLinkKind, CampaignObservation } from './campaigns/campaign.js';
 export { CampaignTracker, type CampaignTrackerOptions } from './campaigns/campaign-tracker.js';
-export { EMBEDDED_DEFAULTS, EXIT as CONFIG_EXIT_CODES, runConfigCommand } from './cli/config-command.js';
 export type { AlertDeliveryCounts, ClientAlerts } from './client/alerting.js';
 export {
   type ClientState,
@@ -92,7 +83,6 @@ export { RateLimitError } from './errors/rate-limit-error.js';
 export { ThreatlibError, type ThreatlibErrorOptions } from './errors/threatlib-error.js';
 export { ValidationError } from './errors/validation-error.js';
 export type { AuditAction, AuditEvent } from './events/audit-event.js';
-export { EventBus } from './events/event-bus.js';
 export type {
   FeedErrorEvent,
   ThreatEventHandler,
@@ -100,52 +90,14 @@ export type {
   ThreatEvents,
   ThreatFoundEvent,
 } from './events/threat-events.js';
-export { abuseipdbFeed } from './feeds/abuseipdb.js';
-export { BUILTIN_FEED_LIST } from './feeds/builtin-feeds.js';
-export { crowdsecFeed } from './feeds/crowdsec.js';
-export type { Feed, FeedLookupContext, FeedLookupResult } from './feeds/feed.js';
 export { BUILTIN_FEED_IDS, BUILTIN_FEEDS, type BuiltinFeedId, isBuiltinFeedId } from './feeds/feed-ids.js';
-export { assertFeed, FeedRegistry } from './feeds/feed-registry.js';
-export {
-  type AnswerFields,
-  answer,
-  failure,
-  failureFromResponse,
-  type Parsed,
-  parseBody,
-  retryAfter,
-} from './feeds/feed-response.js';
 export { FEED_STATUSES, type FeedResult, type FeedStatus, type FeedVerdict } from './feeds/feed-result.js';
-export { otxFeed } from './feeds/otx.js';
-export { urlhausFeed } from './feeds/urlhaus.js';
-export { virustotalFeed } from './feeds/virustotal.js';
-export {
-  createHttpClient,
-  type HttpClient,
-  type HttpClientOptions,
-  type HttpRequest,
-  type HttpResponse,
-} from './http/http-client.js';
 export { HttpError, type HttpFailureKind } from './http/http-error.js';
 export * from './indicators/index.js';
-export type {
-  Integration,
-  IntegrationClass,
-  IntegrationClient,
-  IntegrationContext,
-  IntegrationHealth,
-  IntegrationRegistry,
-  SendAlertOptions,
-} from './integrations/integration.js';
-export type { IntegrationFactory } from './integrations/integration-factory.js';
-export {
-  INTEGRATION_PACKAGES,
-  type IntegrationPackage,
-  type PackagedIntegrationKey,
-} from './integrations/integration-packages.js';
+export type { IntegrationRegistry } from './integrations/integration.js';
 export type { IntegrationPackageLoader } from './integrations/load-integration-package.js';
 export * from './lists/index.js';
-export { LOG_CATEGORIES, type LogCategory, withCategory } from './logging/categories.js';
+export { LOG_CATEGORIES, type LogCategory } from './logging/categories.js';
 export {
   type CreateLoggerOptions,
   closeLogger,
@@ -154,22 +106,8 @@ export {
   logTransportStats,
   type PinoLogger,
 } from './logging/create-logger.js';
-export { formatText, type LogFormat } from './logging/formats.js';
+export type { LogFormat } from './logging/formats.js';
 export { type Logger, silentLogger } from './logging/logger.js';
-export { isSecretField, REDACTED, redactSecrets, redactText } from './logging/redaction.js';
-export {
-  facilityCode,
-  formatRfc5424,
-  octetCountingFrame,
-  SYSLOG_FACILITIES,
-  type SyslogFacilityName,
-  type SyslogMessage,
-  syslogSeverity,
-} from './logging/rfc5424.js';
-export { FileTransport, type FileTransportOptions } from './logging/transports/file-transport.js';
-export type { LogEntry, LogSink } from './logging/transports/log-sink.js';
-export { SyslogTransport, type SyslogTransportOptions } from './logging/transports/syslog-transport.js';
-export { WebhookTransport, type WebhookTransportOptions } from './logging/transports/webhook-transport.js';
 export type {
   CacheHealth,
   CheckStatus,
@@ -180,32 +118,13 @@ export type {
   VaultHealth,
 } from './monitoring/health-report.js';
 export type { MonitoringAlert, MonitoringAlertStats, MonitoringCondition } from './monitoring/monitoring-alert.js';
-export {
-  createOAuth2TokenSource,
-  type OAuth2TokenSource,
-  type OAuth2TokenSourceOptions,
-} from './oauth2/client-credentials.js';
 export { OAUTH2_CLIENT_SECRET_VAULT_KEY } from './oauth2/client-token-source.js';
 export { OAuth2TokenError, type OAuth2TokenErrorDetails } from './oauth2/oauth2-token-error.js';
 export * from './records/index.js';
-export {
-  type BreakerOptions,
-  type BreakerState,
-  type BreakerStatus,
-  CircuitBreaker,
-} from './scheduler/circuit-breaker.js';
-export { type Clock, ManualClock, systemClock, type TimerOptions } from './scheduler/clock.js';
-export { DEFAULT_FEED_QUOTAS, type QuotaWindows } from './scheduler/default-quotas.js';
-export { FeedQuota, type WindowName, type WindowStatus } from './scheduler/feed-quota.js';
-export { FeedScheduler, type ScheduleOptions } from './scheduler/feed-scheduler.js';
-export { quotaFor } from './scheduler/quota-for.js';
-export { isRetryable, type RetryOptions, retryDelay } from './scheduler/retry-policy.js';
 export type { FeedStatusReport } from './scout/feed-pipeline.js';
 export type { LocalSource, Prefilter, ScoutOptions, ScoutResult, WarninglistHit } from './scout/scout-engine.js';
-export { type ScoutManyItem, type ScoutManyOptions, type ScoutProgress, streamScouts } from './scout/scout-many.js';
-export { checkEndpoint } from './security/endpoint-policy.js';
+export type { ScoutManyItem, ScoutManyOptions, ScoutProgress } from './scout/scout-many.js';
 export * from './stix/index.js';
-export { writeFileAtomic } from './vault/atomic-write.js';
 export { ENVELOPE_FORMAT, ENVELOPE_VERSION, type EnvelopeKdf, type VaultEnvelope } from './vault/envelope.js';
 export { ARGON2ID_DEFAULTS, type Argon2idParams, type KdfParams, type Pbkdf2Params } from './vault/kdf.js';
 export {
