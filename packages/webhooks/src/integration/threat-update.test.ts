@@ -250,8 +250,8 @@ describe('the built-in threat-update flow', () => {
       kind: 'threatlib:alert',
       indicators: [expect.objectContaining({ value: MALICIOUS, confidence: expect.any(Number) })],
     });
-    const [indicator] = (delivered[0]?.event as { indicators: Array<{ confidence: number; sources: string[] }> })
-      .indicators;
+    const event = delivered[0]?.event as { indicators: Array<{ confidence: number; sources: string[] }> } | undefined;
+    const [indicator] = event?.indicators ?? [];
     expect(indicator?.confidence).toBeGreaterThan(80);
     expect(indicator?.sources).toEqual(expect.arrayContaining(['feed_otx', 'feed_abuse', 'feed_cti']));
     const { items } = await threatClient.alerts.list();
