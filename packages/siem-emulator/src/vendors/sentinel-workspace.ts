@@ -1,5 +1,5 @@
 import type { EntraAuthority } from './sentinel-authority.js';
-import type { KqlColumn, KqlTable } from './sentinel-kql.js';
+import type { KqlColumn } from './sentinel-kql.js';
 
 /** What the emulated Azure tenant holds: one app, one data collection rule, one Sentinel workspace. */
 export interface SentinelConfig {
