@@ -1,6 +1,8 @@
 import { createHmac } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import {
   matchesAny,
+  type Precheck,
   type SignatureScheme,
   type SignedRequest,
   singleHeader,
@@ -26,6 +28,13 @@ export class GithubScheme implements SignatureScheme {
   constructor(keys: readonly Buffer[], replayWindowSeconds: number) {
     this.#keys = keys;
     this.#replayWindowMs = replayWindowSeconds * 1000;
+  }
+
+  precheck(headers: IncomingHttpHeaders): Precheck {
+    const header = singleHeader(headers, 'x-hub-signature-256');
+    return header !== undefined && SIGNATURE.test(header)
+      ? { plausible: true }
+      : { plausible: false, reason: 'X-Hub-Signature-256 missing, repeated or not "sha256=<64 hex digits>"' };
   }
 
   verify({ headers, body }: SignedRequest, nowMs: number): Verification {

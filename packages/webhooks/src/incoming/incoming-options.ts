@@ -44,24 +44,72 @@ export function secretBytes(secret: string): Buffer {
     : Buffer.from(secret, 'utf8');
 }
 
-/** Where the manager's own server listens and the path its routes hang under. */
-const serverSchema = z.strictObject({
-  /** Port of the manager's own server (0 picks a free one). Without it, `start()` opens no server. */
-  port: z
-    .int({ error: 'expected a whole port number, 0 to 65535' })
-    .min(0, { error: 'expected a port number, 0 to 65535' })
-    .max(65_535, { error: 'expected a port number, 0 to 65535' })
-    .optional(),
-  /** Interface of the manager's own server (default 127.0.0.1: loopback until you say otherwise). */
-  host: z.string().min(1).default('127.0.0.1'),
-  /** Path of the webhook routes: `POST <path>` and `POST <path>/<eventName>` (default `/webhooks`). */
-  path: z
-    .string()
-    .regex(/^(\/[A-Za-z0-9._~-]+)+$/, { error: 'expected a path such as "/webhooks"' })
-    .default(DEFAULT_WEBHOOK_PATH),
-  /** Most ms a request (headers and body) may take to arrive on the manager's own server (default 30000). */
-  requestTimeoutMs: z.int().min(1_000).max(600_000).default(30_000),
-});
+/** A per-address limit: at most `max` within `windowMs` (`false` turns it off). */
+function addressLimit(max: number, what: string) {
+  return z
+    .union(
+      [
+        z.literal(false),
+        z.strictObject({
+          max: z.int().min(1).max(1_000_000).default(max),
+          windowMs: z.int().min(1_000).max(86_400_000).default(60_000),
+        }),
+      ],
+      { error: `expected {max, windowMs} (${what} from one address within windowMs ms) or false` },
+    )
+    .prefault({});
+}
+
+/**
+ * Where the manager's own server listens, the path its routes hang under, and what keeps one client from wearing it
+ * down: deadlines, a cap on each address's connections, a request rate limit and a stricter one on failed
+ * signatures.
+ */
+const serverSchema = z
+  .strictObject({
+    /** Port of the manager's own server (0 picks a free one). Without it, `start()` opens no server. */
+    port: z
+      .int({ error: 'expected a whole port number, 0 to 65535' })
+      .min(0, { error: 'expected a port number, 0 to 65535' })
+      .max(65_535, { error: 'expected a port number, 0 to 65535' })
+      .optional(),
+    /** Interface of the manager's own server (default 127.0.0.1: loopback until you say otherwise). */
+    host: z.string().min(1).default('127.0.0.1'),
+    /** Path of the webhook routes: `POST <path>` and `POST <path>/<eventName>` (default `/webhooks`). */
+    path: z
+      .string()
+      .regex(/^(\/[A-Za-z0-9._~-]+)+$/, { error: 'expected a path such as "/webhooks"' })
+      .default(DEFAULT_WEBHOOK_PATH),
+    /** Most ms a request (headers and body) may take to arrive on the manager's own server (default 30000). */
+    requestTimeoutMs: z.int().min(1_000).max(600_000).default(30_000),
+    /** Most ms the request line and headers may take (a connection sending nothing included); default 10000. */
+    headersTimeoutMs: z.int().min(100).max(600_000).optional(),
+    /** Most ms an idle keep-alive connection is kept between requests (default 5000). */
+    keepAliveTimeoutMs: z.int().min(1).max(600_000).default(5_000),
+    /** Most ms a connection may go without any traffic either way (default 120000). */
+    connectionTimeoutMs: z.int().min(1_000).max(3_600_000).default(120_000),
+    /**
+     * Connections one address (IPv6: one /64) may hold open at once; more are closed as they arrive (default 64, `0`
+     * lifts the cap). Behind a proxy every sender is the proxy: raise it, or cap at the proxy.
+     */
+    maxConnectionsPerAddress: z.int().min(0).max(1_000_000).default(64),
+    /** Requests one address may send within `windowMs` (default 600 a minute); past it, 429 with `Retry-After`. */
+    rateLimit: addressLimit(600, 'requests'),
+    /**
+     * Requests with a refused signature one address may send within `windowMs` (default 10 a minute); past it the
+     * address gets 429 for every request, a signed one included, until the window ends.
+     */
+    failedSignatureLimit: addressLimit(10, 'refused signatures'),
+  })
+  .superRefine((server, context) => {
+    if (server.headersTimeoutMs !== undefined && server.headersTimeoutMs > server.requestTimeoutMs) {
+      context.addIssue({
+        code: 'custom',
+        path: ['headersTimeoutMs'],
+        message: `must not exceed requestTimeoutMs (${server.requestTimeoutMs}): the headers are part of the request`,
+      });
+    }
+  });
 
 const authenticationSchema = z.strictObject({
   type: z.literal('hmac', { error: 'expected "hmac"' }),

@@ -32,6 +32,11 @@ export interface IncomingStats {
   replayed: number;
   /** Requests refused for their signature (401). */
   unauthorized: number;
+  /**
+   * Requests refused with 429 before anything was read: too many from one address, or from an address whose
+   * signatures failed too often (only on the manager's own server).
+   */
+  limited: number;
   /** Signed requests refused for their payload or event (4xx). */
   rejected: number;
   /** Requests a handler threw on (5xx). */
@@ -51,6 +56,21 @@ interface Outcome {
 }
 
 /**
+ * Counts requests whose signature failed, per client address: `@fastify/rate-limit`'s `createRateLimit()`. Asked with
+ * `{increment: false}` it only reports (`remaining` 0: the address is refused until the window ends).
+ */
+export type FailureLimiter = (
+  request: FastifyRequest,
+  options?: { increment?: boolean },
+) => Promise<{ isAllowed: boolean; remaining?: number; ttlInSeconds?: number; max?: number }>;
+
+/** What {@link IncomingWebhooks.routes} takes besides the fastify scope. */
+export interface RoutesOptions {
+  /** Counts refused signatures per address and refuses an address past its limit (the manager's own server). */
+  failures?: FailureLimiter;
+}
+
+/**
  * The incoming side of a `WebhookManager`: the handlers by event, and the routes that verify a request's signature
  * over the exact bytes received, refuse replays, read the payload and run the handlers of its event.
  */
@@ -60,7 +80,8 @@ export class IncomingWebhooks {
   readonly #scheme: SignatureScheme | undefined;
   readonly #handlers = new Map<string, IncomingHandler[]>();
   readonly #replays: ReplayCache<Outcome>;
-  readonly #stats: IncomingStats = { handled: 0, replayed: 0, unauthorized: 0, rejected: 0, failed: 0 };
+  readonly #stats: IncomingStats = { handled: 0, replayed: 0, unauthorized: 0, limited: 0, rejected: 0, failed: 0 };
+  #failures: FailureLimiter | undefined;
   #refusalsUnlogged = 0;
   #lastRefusalLog = Number.NEGATIVE_INFINITY;
 
@@ -104,7 +125,7 @@ export class IncomingWebhooks {
    *
    * @throws {WebhookError} when the manager has no `authentication` (it would receive unsigned requests).
    */
-  async routes(app: FastifyInstance): Promise<void> {
+  async routes(app: FastifyInstance, options: RoutesOptions = {}): Promise<void> {
     if (!this.#scheme) {
       throw new WebhookError(
         'start',
@@ -120,6 +141,14 @@ export class IncomingWebhooks {
     app.removeAllContentTypeParsers();
     app.addContentTypeParser(JSON_MEDIA_TYPE, { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
     app.setErrorHandler((error: FastifyError, request, reply) => this.#answerError(error, request, reply));
+    this.#failures = options.failures;
+    // Before the body is read, after the rate limit: a route-level onRequest hook that a rate limiter registered at
+    // the root adds when the route is declared runs first, so the guard is appended after it here.
+    const guard = (request: FastifyRequest, reply: FastifyReply) => this.#guard(request, reply);
+    app.addHook('onRoute', (routeOptions) => {
+      const own = routeOptions.onRequest;
+      routeOptions.onRequest = own === undefined ? [guard] : Array.isArray(own) ? [...own, guard] : [own, guard];
+    });
     const route = {
       bodyLimit: this.#options.limits.bodyBytes,
       handler: (request: FastifyRequest, reply: FastifyReply) => this.#receive(request, reply),
@@ -143,11 +172,7 @@ export class IncomingWebhooks {
     const now = this.#runtime.clock.now();
     const scheme = this.#scheme as SignatureScheme;
     const verification = scheme.verify({ headers: request.headers, body }, now);
-    if (!verification.verified) {
-      this.#stats.unauthorized++;
-      this.#logRefusal(scheme.name, verification.reason, request.ip);
-      return answer(reply, request, UNAUTHORIZED);
-    }
+    if (!verification.verified) return this.#refuse(request, reply, verification.reason);
     const run = () => this.#dispatch(request, body);
     const outcome: Outcome & { replayed: boolean } =
       verification.messageId === undefined
@@ -156,6 +181,39 @@ export class IncomingWebhooks {
     if (outcome.replayed) this.#stats.replayed++;
     if (outcome.problem) return answer(reply, request, outcome.problem);
     return reply.code(outcome.status).send();
+  }
+
+  /**
+   * Runs before the body is read: refuses an address whose signatures failed too often (429), and a request whose
+   * headers cannot carry a valid signature (401), so neither costs reading a body nor an HMAC over it.
+   */
+  async #guard(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+    if (this.#failures) {
+      const state = await this.#failures(request, { increment: false });
+      if (!state.isAllowed && state.remaining !== undefined && state.remaining <= 0) {
+        this.#stats.limited++;
+        const retry = Math.max(1, state.ttlInSeconds ?? 1);
+        reply.header('retry-after', String(retry));
+        return answer(reply, request, {
+          type: WEBHOOK_PROBLEM_TYPES.rateLimited,
+          title: 'Too many requests',
+          status: 429,
+          detail: `${state.max ?? 'too many'} requests from this address failed their signature; retry in ${retry} s`,
+        });
+      }
+    }
+    const scheme = this.#scheme as SignatureScheme;
+    const precheck = scheme.precheck(request.headers, this.#runtime.clock.now());
+    if (!precheck.plausible) return this.#refuse(request, reply, precheck.reason);
+    return undefined;
+  }
+
+  /** Answers the one 401, counts it (toward the address's limit too) and logs why, at most a line a minute. */
+  async #refuse(request: FastifyRequest, reply: FastifyReply, reason: string): Promise<FastifyReply> {
+    this.#stats.unauthorized++;
+    this.#logRefusal((this.#scheme as SignatureScheme).name, reason, request.ip);
+    await this.#failures?.(request);
+    return answer(reply, request, UNAUTHORIZED);
   }
 
   /** Reads the payload, finds its event and runs the event's handlers; never throws. */
@@ -260,7 +318,11 @@ export class IncomingWebhooks {
 
   /** Fastify's own refusals (body too large, media type, framing) and anything unexpected, as problem answers. */
   #answerError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-    if (error instanceof WebhookProblemError) return answer(reply, request, error.problem);
+    if (error instanceof WebhookProblemError) {
+      // The rate limiter's refusal (its errorResponseBuilder makes one of these).
+      if (error.problem.status === 429) this.#stats.limited++;
+      return answer(reply, request, error.problem);
+    }
     switch (error.code) {
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
         return answer(reply, request, {

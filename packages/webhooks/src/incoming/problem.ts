@@ -13,6 +13,7 @@ export const WEBHOOK_PROBLEM_TYPES = {
   malformedRequest: 'https://threatlib.dev/problems/malformed-request',
   requestTimeout: 'https://threatlib.dev/problems/request-timeout',
   headersTooLarge: 'https://threatlib.dev/problems/headers-too-large',
+  rateLimited: 'https://threatlib.dev/problems/rate-limited',
   /** The event's handler failed: the sender should retry later. */
   handlerFailed: 'https://threatlib.dev/problems/webhook-handler-failed',
   internal: 'https://threatlib.dev/problems/internal',

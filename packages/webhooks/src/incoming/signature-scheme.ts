@@ -22,10 +22,19 @@ export type Verification =
       reason: string;
     };
 
+/** Whether a request's headers could carry a valid signature, or why not. */
+export type Precheck = { plausible: true } | { plausible: false; reason: string };
+
 /** How an incoming webhook proves who sent it. */
 export interface SignatureScheme {
   /** `standard-webhooks` or `github`. */
   readonly name: string;
+  /**
+   * What can be checked before the body is read: the signature headers are there once each and well formed, and a
+   * signed time is within the tolerance. A request that fails it is refused without its body being read, so an
+   * unsigned request costs no HMAC. Never throws on any input.
+   */
+  precheck(headers: IncomingHttpHeaders, nowMs: number): Precheck;
   /** Checks the request's signature against the shared secrets at `nowMs`. Never throws on any input. */
   verify(request: SignedRequest, nowMs: number): Verification;
 }

@@ -1,6 +1,8 @@
 import { createHmac } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import {
   matchesAny,
+  type Precheck,
   type SignatureScheme,
   type SignedRequest,
   singleHeader,
@@ -32,6 +34,31 @@ export class StandardWebhooksScheme implements SignatureScheme {
   constructor(keys: readonly Buffer[], toleranceSeconds: number) {
     this.#keys = keys;
     this.#toleranceMs = toleranceSeconds * 1000;
+  }
+
+  precheck(headers: IncomingHttpHeaders, nowMs: number): Precheck {
+    const id = singleHeader(headers, 'webhook-id');
+    const timestamp = singleHeader(headers, 'webhook-timestamp');
+    const signatures = singleHeader(headers, 'webhook-signature');
+    if (id === undefined || timestamp === undefined || signatures === undefined) {
+      return { plausible: false, reason: 'webhook-id, webhook-timestamp or webhook-signature missing or repeated' };
+    }
+    if (!MESSAGE_ID.test(id)) return { plausible: false, reason: 'webhook-id is not 1 to 256 printable characters' };
+    if (!TIMESTAMP.test(timestamp)) return { plausible: false, reason: 'webhook-timestamp is not whole seconds' };
+    const offset = nowMs - Number(timestamp) * 1000;
+    if (Math.abs(offset) > this.#toleranceMs) {
+      return {
+        plausible: false,
+        reason: `webhook-timestamp is ${Math.round(offset / 1000)} s from now, beyond the tolerance (${this.#toleranceMs / 1000} s)`,
+      };
+    }
+    const wellFormed = signatures
+      .split(' ')
+      .slice(0, MAX_SIGNATURES)
+      .some((signature) => V1_SIGNATURE.test(signature));
+    return wellFormed
+      ? { plausible: true }
+      : { plausible: false, reason: 'webhook-signature has no "v1,<base64>" signature' };
   }
 
   verify({ headers, body }: SignedRequest, nowMs: number): Verification {

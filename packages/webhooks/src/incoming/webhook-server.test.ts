@@ -54,6 +54,13 @@ function raw(port: number, chunks: Array<string | Buffer>, options: { endAfterWr
   });
 }
 
+/**
+ * Headers a forger can send: a fresh timestamp and a well-formed signature, which only the HMAC over the body can
+ * refuse. What comes before that check (deadlines, body limits) is tested with them.
+ */
+const forged = () =>
+  `webhook-id: msg_forged\r\nwebhook-timestamp: ${Math.floor(Date.now() / 1000)}\r\nwebhook-signature: v1,${Buffer.alloc(32).toString('base64')}\r\n`;
+
 const statusOf = (response: string) => Number(/^HTTP\/1\.1 (\d{3})/.exec(response)?.[1]);
 const problemOf = (response: string) =>
   JSON.parse(response.slice(response.indexOf('\r\n\r\n') + 4)) as { detail: string };
@@ -62,7 +69,7 @@ describe('the webhook server under attack', () => {
   it('cuts a body sent too slowly with a 408 problem and closes the connection', async () => {
     const { port, runs } = await server(1_000);
     const response = await raw(port, [
-      'POST /webhooks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"type":',
+      `POST /webhooks HTTP/1.1\r\nHost: x\r\n${forged()}Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"type":`,
     ]);
     expect(statusOf(response)).toBe(408);
     expect(response).toContain('x-content-type-options: nosniff');
@@ -73,7 +80,7 @@ describe('the webhook server under attack', () => {
   it('refuses a declared body over the limit at once with 413, before reading it', async () => {
     const { port, runs } = await server();
     const response = await raw(port, [
-      'POST /webhooks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1073741824\r\n\r\n{',
+      `POST /webhooks HTTP/1.1\r\nHost: x\r\n${forged()}Content-Type: application/json\r\nContent-Length: 1073741824\r\n\r\n{`,
     ]);
     expect(statusOf(response)).toBe(413);
     expect(problemOf(response).detail).toBe('the body is larger than 1024 bytes');
@@ -84,7 +91,7 @@ describe('the webhook server under attack', () => {
     const { port, runs } = await server();
     const chunk = `400\r\n${'x'.repeat(1024)}\r\n`;
     const response = await raw(port, [
-      'POST /webhooks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
+      `POST /webhooks HTTP/1.1\r\nHost: x\r\n${forged()}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
       chunk,
       chunk,
       chunk,

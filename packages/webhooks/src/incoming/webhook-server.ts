@@ -1,30 +1,35 @@
+import { STATUS_CODES } from 'node:http';
+import rateLimit, { normalizeIP } from '@fastify/rate-limit';
+import { type Logger, silentLogger } from '@threatlib/core';
+import { guardConnections, SERVER_TIMEOUT_DEFAULTS, serverTimeoutOptions } from '@threatlib/core/integration';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { WebhookError } from '../errors/webhook-error.js';
 import { problemClientErrorHandler } from './client-errors.js';
 import type { ResolvedIncomingOptions } from './incoming-options.js';
-import type { IncomingWebhooks } from './incoming-webhooks.js';
-import { WEBHOOK_PROBLEM_TYPES, type WebhookProblem } from './problem.js';
+import type { FailureLimiter, IncomingWebhooks } from './incoming-webhooks.js';
+import { WEBHOOK_PROBLEM_TYPES, type WebhookProblem, WebhookProblemError } from './problem.js';
 import { securityHeaders } from './security-headers.js';
 
-/** Most ms the request line and headers may take to arrive (capped by `server.requestTimeoutMs`). */
-const HEADERS_TIMEOUT_MS = 10_000;
-/** Most ms an idle keep-alive connection is kept between requests. */
-const KEEP_ALIVE_TIMEOUT_MS = 5_000;
-
 /**
- * The manager's own fastify server, serving the incoming routes on `server.host`:`server.port`: the headers must
- * arrive within 10 s and the whole request within `server.requestTimeoutMs` (a body sent slowly is cut with a 408),
- * and anything but the webhook routes gets a 404 or 405 problem.
+ * The manager's own fastify server, serving the incoming routes on `server.host`:`server.port`. Every way in is
+ * attack surface, so before any route runs: the headers must arrive within `headersTimeoutMs` (10 s) and the whole
+ * request within `requestTimeoutMs` (a body sent slowly is cut with a 408), idle and silent connections are closed,
+ * one address (IPv6: one /64) holds at most `maxConnectionsPerAddress` connections and sends at most `rateLimit`
+ * requests a window, and an address whose signatures failed `failedSignatureLimit` times gets 429 until the window
+ * ends. All three count a sender under `@fastify/rate-limit`'s key, so they see the same one. Anything but the webhook
+ * routes gets a 404 or 405 problem.
  */
 export class WebhookServer {
   readonly #options: ResolvedIncomingOptions['server'];
   readonly #incoming: IncomingWebhooks;
+  readonly #logger: Logger;
   #app: FastifyInstance | undefined;
   #address: string | undefined;
 
-  constructor(options: ResolvedIncomingOptions['server'], incoming: IncomingWebhooks) {
+  constructor(options: ResolvedIncomingOptions['server'], incoming: IncomingWebhooks, logger: Logger = silentLogger) {
     this.#options = options;
     this.#incoming = incoming;
+    this.#logger = logger;
   }
 
   get address(): string | undefined {
@@ -34,23 +39,20 @@ export class WebhookServer {
   /** @throws {WebhookError} when the server cannot listen (the port is taken, the host is not local). */
   async start(): Promise<void> {
     if (this.#app) return;
-    const requestTimeout = this.#options.requestTimeoutMs;
-    const headersTimeout = Math.min(HEADERS_TIMEOUT_MS, requestTimeout);
+    const options = this.#options;
     const hardening = securityHeaders();
     const app = Fastify({
       logger: false,
       trustProxy: false,
       return503OnClosing: true,
-      requestTimeout,
-      connectionTimeout: requestTimeout * 2,
-      keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
-      http: {
-        headersTimeout,
-        requestTimeout,
-        keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
-        // Node checks the deadlines every this many ms (default 30 s, which lets a slow body run 30 s late).
-        connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(headersTimeout / 4))),
-      },
+      // Deadlines on headers, whole requests, idle keep-alive and silent connections, checked every second at most.
+      ...serverTimeoutOptions({
+        headersTimeout:
+          options.headersTimeoutMs ?? Math.min(SERVER_TIMEOUT_DEFAULTS.headersTimeout, options.requestTimeoutMs),
+        requestTimeout: options.requestTimeoutMs,
+        keepAliveTimeout: options.keepAliveTimeoutMs,
+        connectionTimeout: options.connectionTimeoutMs,
+      }),
       clientErrorHandler: problemClientErrorHandler,
       // What the router refuses before any hook runs (a path it cannot decode, a segment past its 100-character
       // limit): a problem with the hardening headers, where fastify's own answer lacks them and repeats the path.
@@ -59,12 +61,37 @@ export class WebhookServer {
         reply.headers(hardening).code(problem.status).type('application/problem+json').send(problem);
       },
     });
+    guardConnections(app.server, {
+      maxPerAddress: options.maxConnectionsPerAddress,
+      key: normalizeIP,
+      onCapReached: ({ address, max }) =>
+        this.#logger.warn(
+          { category: 'integration', address, max },
+          `webhook server: ${address} holds ${max} connections (server.maxConnectionsPerAddress); closing its new ones`,
+        ),
+    });
     app.addHook('onRequest', (_request, reply, done) => {
       reply.headers(hardening);
       done();
     });
+    const failures = await this.#limit(app);
+    // Outside the routes (which answer their own errors): the rate limiter's refusal, or a body a 404 could not read.
+    app.setErrorHandler((error: FastifyError, request, reply) => {
+      const status = typeof error.statusCode === 'number' && error.statusCode >= 400 ? error.statusCode : 500;
+      const problem: WebhookProblem =
+        error instanceof WebhookProblemError
+          ? error.problem
+          : status < 500
+            ? { type: WEBHOOK_PROBLEM_TYPES.malformedRequest, title: STATUS_CODES[status] ?? 'Bad request', status }
+            : { type: WEBHOOK_PROBLEM_TYPES.internal, title: 'Internal error', status: 500 };
+      if (!request.raw.complete) reply.header('connection', 'close');
+      return reply
+        .code(problem.status)
+        .type('application/problem+json')
+        .send({ ...problem, instance: request.url.split('?')[0] });
+    });
     app.setNotFoundHandler((request, reply) => notFound(app, request, reply));
-    await app.register((scope) => this.#incoming.routes(scope));
+    await app.register((scope) => this.#incoming.routes(scope, failures ? { failures } : {}));
     try {
       this.#address = await app.listen({ port: this.#options.port ?? 0, host: this.#options.host });
     } catch (error) {
@@ -76,6 +103,29 @@ export class WebhookServer {
       );
     }
     this.#app = app;
+  }
+
+  /**
+   * Registers the per-address request limit (every request, 404s included) and makes the failed-signature limiter: a
+   * store of its own, which only refused signatures count toward.
+   */
+  async #limit(app: FastifyInstance): Promise<FailureLimiter | undefined> {
+    const { rateLimit: requests, failedSignatureLimit: failed } = this.#options;
+    if (requests === false && failed === false) return undefined;
+    await app.register(rateLimit, {
+      // Counted in a hook of the whole server rather than per route, so a 404 counts too, and before any body is read.
+      global: false,
+      ...(requests === false ? {} : { max: requests.max, timeWindow: requests.windowMs }),
+      errorResponseBuilder: (_request, context) =>
+        new WebhookProblemError({
+          type: WEBHOOK_PROBLEM_TYPES.rateLimited,
+          title: 'Too many requests',
+          status: 429,
+          detail: `at most ${context.max} requests per ${requests === false ? '' : `${requests.windowMs / 1000} s `}from one address; retry in ${Math.max(1, Math.ceil(context.ttl / 1000))} s`,
+        }),
+    });
+    if (requests !== false) app.addHook('onRequest', app.rateLimit());
+    return failed === false ? undefined : app.createRateLimit({ max: failed.max, timeWindow: failed.windowMs });
   }
 
   /** Stops listening; requests under way finish. */

@@ -70,7 +70,18 @@ export const WebhooksIntegrationOptionsSchema = z.strictObject({
 export const CAMPAIGN_DETECTED_EVENT = 'campaign-detected';
 
 /** The server options `incoming` may also take flat (`{port, path, authentication}`), as `server` holds them. */
-const SERVER_KEYS = ['port', 'host', 'path', 'requestTimeoutMs'] as const;
+const SERVER_KEYS = [
+  'port',
+  'host',
+  'path',
+  'requestTimeoutMs',
+  'headersTimeoutMs',
+  'keepAliveTimeoutMs',
+  'connectionTimeoutMs',
+  'maxConnectionsPerAddress',
+  'rateLimit',
+  'failedSignatureLimit',
+] as const;
 
 /**
  * `incoming: {port, path, ...}` read as `incoming: {server: {port, path}, ...}`, the constructor's shape, when it

@@ -120,7 +120,11 @@ describe('WebhookManager receiving (Standard Webhooks)', () => {
 
   it('refuses tampered bodies, wrong secrets, old and future timestamps and bad headers with one 401, running nothing', async () => {
     const lines: LogLine[] = [];
-    const { manager, base, clock } = await started({}, { logger: recordingLogger(lines) });
+    // Twelve refusals from one address: more than the failed-signature limit lets through (tested on its own).
+    const { manager, base, clock } = await started(
+      { server: { port: 0, path: '/webhooks', failedSignatureLimit: { max: 100 } } },
+      { logger: recordingLogger(lines) },
+    );
     let runs = 0;
     manager.on('threat-update', () => {
       runs++;
@@ -250,7 +254,7 @@ describe('WebhookManager receiving (Standard Webhooks)', () => {
     expect(((await none.json()) as { detail: string }).detail).toContain('the payload names no event');
   });
 
-  it('refuses what is not a JSON body of the allowed size with 4xx problems, signature or not', async () => {
+  it('refuses what is not a JSON body of the allowed size with 4xx problems, once its headers carry a signature', async () => {
     const { manager, base } = await started({ limits: { bodyBytes: 1024, jsonDepth: 8 } });
     manager.on('threat-update', () => {});
     const problem = async (response: Response) => ({ status: response.status, body: await response.json() });
@@ -269,7 +273,8 @@ describe('WebhookManager receiving (Standard Webhooks)', () => {
       headers: { ...text.headers, 'content-type': 'application/x-www-form-urlencoded' },
     });
     expect(form.status).toBe(415);
-    expect((await fetch(`${base}/webhooks`, { method: 'POST' })).status).toBe(415);
+    // No signature headers at all: refused for that before anything else is looked at.
+    expect((await fetch(`${base}/webhooks`, { method: 'POST' })).status).toBe(401);
     // An empty JSON body is a body: signed, it is refused as a payload; signed for another body, as a signature.
     expect((await post(base, '/webhooks', signed(''))).status).toBe(400);
     expect((await post(base, '/webhooks', { ...text, body: '' })).status).toBe(401);

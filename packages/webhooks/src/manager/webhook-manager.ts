@@ -86,7 +86,9 @@ export class WebhookManager {
         : {}),
     });
     this.#server =
-      this.options.server.port === undefined ? undefined : new WebhookServer(this.options.server, this.#incoming);
+      this.options.server.port === undefined
+        ? undefined
+        : new WebhookServer(this.options.server, this.#incoming, logger);
   }
 
   /**
