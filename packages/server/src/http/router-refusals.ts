@@ -9,7 +9,7 @@ export const MAX_PARAM_LENGTH = 1024;
  * percent-encoding, bytes that are not UTF-8) or a parameter past {@link MAX_PARAM_LENGTH}. The detail never quotes
  * the path: fastify's own answer does, and a client may have put a credential there.
  */
-export function routerRefusalProblem(error: Pick<FastifyError, 'code'>): Problem {
+function routerRefusalProblem(error: Pick<FastifyError, 'code'>): Problem {
   switch (error.code) {
     case 'FST_ERR_MAX_PARAM_LENGTH':
       return {
