@@ -17,6 +17,13 @@ const request = (headers: Record<string, string | string[]>, payload = PAYLOAD) 
 });
 
 describe('GithubScheme', () => {
+  it('prechecks the signature header alone: there once, and of the form sha256=<64 hex digits>', () => {
+    expect(scheme().precheck({ 'x-hub-signature-256': SIGNATURE })).toEqual({ plausible: true });
+    expect(scheme().precheck({}).plausible).toBe(false);
+    expect(scheme().precheck({ 'x-hub-signature-256': SIGNATURE.slice(0, 20) }).plausible).toBe(false);
+    expect(scheme().precheck({ 'x-hub-signature-256': [SIGNATURE, SIGNATURE] }).plausible).toBe(false);
+  });
+
   it("verifies GitHub's documented example, keyed on X-GitHub-Delivery for replays", () => {
     const delivery = '72d3162e-cc78-11e3-81ab-4c9367dc0958';
     expect(

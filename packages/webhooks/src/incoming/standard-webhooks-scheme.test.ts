@@ -33,6 +33,24 @@ const vectorHeaders = {
 };
 
 describe('StandardWebhooksScheme', () => {
+  it('prechecks the headers alone: plausible for the reference vector, not for what no body could make verify', () => {
+    expect(scheme().precheck(vectorHeaders, AT)).toEqual({ plausible: true });
+    // Several signatures while keys rotate: one of the right form is enough to read the body.
+    expect(
+      scheme().precheck({ ...vectorHeaders, 'webhook-signature': `v2,abc ${VECTOR.signature}` }, AT).plausible,
+    ).toBe(true);
+    const refused = (headers: Record<string, string | string[]>, at = AT) => scheme().precheck(headers, at);
+    expect(refused({}, AT)).toMatchObject({ plausible: false, reason: expect.stringContaining('missing or repeated') });
+    expect(refused({ ...vectorHeaders, 'webhook-id': [VECTOR.id, VECTOR.id] }).plausible).toBe(false);
+    expect(refused({ ...vectorHeaders, 'webhook-timestamp': 'yesterday' }).plausible).toBe(false);
+    expect(refused({ ...vectorHeaders, 'webhook-signature': 'v1,short' }).plausible).toBe(false);
+    expect(refused(vectorHeaders, AT + 301_000)).toMatchObject({
+      plausible: false,
+      reason: expect.stringContaining('beyond the tolerance'),
+    });
+    expect(refused(vectorHeaders, AT - 301_000).plausible).toBe(false);
+  });
+
   it('verifies the reference test vector, and remembers the id until the timestamp leaves the tolerance', () => {
     expect(scheme().verify(request(vectorHeaders), AT)).toEqual({
       verified: true,
