@@ -44,6 +44,31 @@ const config: KnipConfig = {
   },
   // The benchmarks and the option checks call system tools, not npm packages.
   ignoreBinaries: ['taskset', 'wrk', 'apt-get', 'openssl'],
+  // Exported for nothing, in files being reworked by others while knip came in (only import lines were touched
+  // there): un-export these names and take the file off this list once that work has landed.
+  ignoreIssues: {
+    'packages/core/src/client/alerting.ts': ['exports'], // ALERT_DELIVERY_GRACE_MS
+    'packages/queue/src/message/queue-message.ts': ['exports'], // MESSAGE_JSON_DEPTH_LIMIT
+    'packages/siem/src/connector/connector-options.ts': ['exports'], // TlsOptionsSchema, COMMON_OPTIONS_SHAPE
+    'packages/siem/src/connector/siem-errors.ts': ['types'], // FailureDetails
+    'packages/storage/src/compliance/storage-compliance.test-suite.ts': ['exports'], // REFUSED_FILTERS
+    'packages/storage/src/document-store/document-alert-store.ts': ['exports'], // MAX_ALERT_BYTES
+    'packages/storage/src/document-store/document-store-options.ts': ['exports'], // the options schemas
+    'packages/storage/src/document-store/expiry.ts': ['exports'], // EXPIRY_INDEX
+    'packages/storage/src/filter/filter-allowlist.ts': ['exports'], // the operator lists
+    'packages/storage/src/search-index/campaign-records.ts': ['exports'], // campaignId, toStoredCampaign
+    'packages/storage/src/search-index/elasticsearch-errors.ts': ['exports'], // statusOf
+    'packages/storage/src/search-index/index-mappings.ts': ['exports'], // templateName
+    'packages/storage/src/search-index/indicator-history.ts': ['exports', 'types'], // historyId, IndicatorSource
+    'packages/storage/src/search-index/search-alert-store.ts': ['exports'], // MAX_ALERT_BYTES
+    'packages/storage/src/search-index/search-index-options.ts': ['exports'], // the options schemas
+    'packages/storage/src/search-index/search-index-storage.ts': ['exports'], // DOCUMENT_INDEX_KEYS
+    'packages/storage/src/search-index/threat-records.ts': ['exports'], // searchFieldsOf
+    'packages/webhooks/src/incoming/incoming-webhooks.ts': ['exports'], // GITHUB_REPLAY_WINDOW_SECONDS
+    'packages/webhooks/src/integration/threat-update.ts': ['exports'], // ThreatUpdateDataSchema
+    'packages/webhooks/src/manager/manager-options.ts': ['exports'], // WebhookManagerOptionsSchema
+    'packages/webhooks/src/outgoing/outgoing-endpoint.ts': ['exports'], // OutgoingWebhookDefinitionSchema
+  },
 };
 
 export default config;
