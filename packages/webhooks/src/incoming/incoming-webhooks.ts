@@ -65,7 +65,7 @@ export type FailureLimiter = (
 ) => Promise<{ isAllowed: boolean; remaining?: number; ttlInSeconds?: number; max?: number }>;
 
 /** What {@link IncomingWebhooks.routes} takes besides the fastify scope. */
-export interface RoutesOptions {
+interface RoutesOptions {
   /** Counts refused signatures per address and refuses an address past its limit (the manager's own server). */
   failures?: FailureLimiter;
 }
