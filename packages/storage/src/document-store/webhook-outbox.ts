@@ -58,8 +58,9 @@ const NAME = /^[A-Za-z0-9._:-]{1,128}$/;
  * time), deleted when it was delivered or finally failed. `open()` lists the deliveries of this outbox, which a
  * manager resumes: after a restart, on this or another machine, with the same `webhook-id`.
  *
- * Each write is acknowledged by the server with journaling (`j: true`) before it resolves, so a delivery whose
- * first attempt was made survives a crash of the server as of the process. Several processes may share one outbox
+ * Each write resolves once a majority of the replica set has it in its journal (`w: 'majority', j: true`; a single
+ * server, once it has), so a delivery whose first attempt was made survives a crash of the server as of the process,
+ * and a failover. Several processes may share one outbox
  * name: each resumes, at its start, what is waiting then, so a delivery may be sent by two of them (at least once,
  * never lost; receivers drop the duplicate by its `webhook-id`); give each its own name to avoid that.
  */
@@ -113,7 +114,10 @@ export class DocumentWebhookOutbox implements WebhookOutboxStore {
     const document = toDocument(this.name, entry);
     const collection = await this.#access.collection(false);
     await this.#access.run('store', () =>
-      collection.replaceOne({ _id: document._id }, document, { upsert: true, writeConcern: { w: 1, j: true } }),
+      collection.replaceOne({ _id: document._id }, document, {
+        upsert: true,
+        writeConcern: { w: 'majority', j: true },
+      }),
     );
   }
 
