@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { WebhookProblemError } from './problem.js';
-import { deeperThan, readJsonBody, webhookMessage } from './webhook-payload.js';
+import { readJsonBody, webhookMessage } from './webhook-payload.js';
 
 function refusal(body: Buffer | string, depth = 32) {
   try {
@@ -41,9 +41,21 @@ describe('readJsonBody', () => {
   });
 
   it('measures depth over objects and arrays alike', () => {
-    expect(deeperThan({ a: [{ b: [1] }] }, 4)).toBe(false);
-    expect(deeperThan({ a: [{ b: [1] }] }, 3)).toBe(true);
-    expect(deeperThan('text', 0)).toBe(false);
+    const read = (text: string, depth: number) => readJsonBody(Buffer.from(text), depth);
+    expect(read('{"a":[{"b":[1]}]}', 4)).toEqual({ a: [{ b: [1] }] });
+    expect(() => read('{"a":[{"b":[1]}]}', 3)).toThrow();
+    expect(read('"text"', 0)).toBe('text');
+  });
+
+  it('refuses a repeated key, which JSON.parse would resolve silently (the last wins)', () => {
+    expect(refusal('{"type":"threat-update","data":{"indicator":"evil.example","indicator":"8.8.8.8"}}')).toMatchObject(
+      {
+        status: 400,
+        detail: 'the payload repeats the key "indicator" in one object',
+      },
+    );
+    // Escapes are decoded before keys are compared.
+    expect(refusal('{"type":"a","\\u0074ype":"b"}')).toMatchObject({ detail: expect.stringContaining('"type"') });
   });
 });
 

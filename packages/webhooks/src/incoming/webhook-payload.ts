@@ -1,3 +1,4 @@
+import { checkJsonStructure } from '@threatlib/core/integration';
 import { parse as secureJsonParse } from 'secure-json-parse';
 import { payloadProblem, WEBHOOK_PROBLEM_TYPES } from './problem.js';
 
@@ -7,7 +8,9 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * Reads a webhook body as JSON. Refused with a 400 problem saying why: bytes that are not UTF-8, text that is not
  * JSON, a `"__proto__"` key (secure-json-parse: a handler merging the data into an object would pollute its
  * prototype), nesting deeper than `maxDepth` arrays and objects (a handler or schema walking it recursively would
- * overflow the stack). V8's `JSON.parse` is not recursive, so the depth is measured on the parsed value.
+ * overflow the stack), an object that repeats a key (`JSON.parse` keeps the last without a word, where the sender's
+ * or another reader's parser may keep the first). Depth and keys are checked in one pass over the text before it is
+ * parsed (`checkJsonStructure`, the REST server's and the queue's check).
  *
  * @throws {WebhookProblemError} 400.
  */
@@ -17,6 +20,16 @@ export function readJsonBody(body: Buffer, maxDepth: number): unknown {
     text = utf8.decode(body);
   } catch {
     throw payloadProblem(WEBHOOK_PROBLEM_TYPES.malformedJson, 'Malformed JSON', 'the request body is not UTF-8');
+  }
+  const fault = checkJsonStructure(text, maxDepth);
+  if (fault) {
+    throw payloadProblem(
+      WEBHOOK_PROBLEM_TYPES.validation,
+      'Invalid payload',
+      fault.kind === 'too-deep'
+        ? `the payload is nested deeper than ${maxDepth} levels of arrays and objects`
+        : `the payload repeats the key ${JSON.stringify(fault.key.length > 80 ? `${fault.key.slice(0, 80)}…` : fault.key)} in one object`,
+    );
   }
   let value: unknown;
   try {
@@ -35,28 +48,7 @@ export function readJsonBody(body: Buffer, maxDepth: number): unknown {
       text === '' ? 'the request body is empty' : 'the request body is not valid JSON',
     );
   }
-  if (deeperThan(value, maxDepth)) {
-    throw payloadProblem(
-      WEBHOOK_PROBLEM_TYPES.validation,
-      'Invalid payload',
-      `the payload is nested deeper than ${maxDepth} levels of arrays and objects`,
-    );
-  }
   return value;
-}
-
-/** Whether a parsed JSON value nests arrays and objects deeper than `maxDepth`, found without recursion. */
-export function deeperThan(value: unknown, maxDepth: number): boolean {
-  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }];
-  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
-    if (typeof item.value !== 'object' || item.value === null) continue;
-    const depth = item.depth + 1;
-    if (depth > maxDepth) return true;
-    for (const child of Array.isArray(item.value) ? item.value : Object.values(item.value)) {
-      if (typeof child === 'object' && child !== null) stack.push({ value: child, depth });
-    }
-  }
-  return false;
 }
 
 /** An event name: letters, digits and `.`, `_`, `:`, `-`, starting with a letter or digit, at most 100 characters. */
