@@ -95,3 +95,20 @@ describe('sendAlerts validates each alert once', () => {
     expect(indexedTitles()).toEqual(['alert 0', 'alert 1']);
   });
 });
+
+describe('sendAlerts weighs its batches on what it sends', () => {
+  it("keeps every HEC request within the platform's 800 KB, HEC's event envelope counted", async () => {
+    // Each alert is about 1,700 bytes of JSON, so the batches are bounded by bytes (500 would be 850 KB), and each
+    // event adds `time`, `source`, `sourcetype` and `kind`: weighing the alerts alone let requests pass 800 KB.
+    const alerts = Array.from({ length: 1_000 }, (_, i) => ({ ...input(i), description: 'd'.repeat(1_500) }));
+    const receipt = await splunk().sendAlerts(alerts);
+    const bodies = (emulator?.requests ?? [])
+      .filter((r) => r.path === '/services/collector/event' && r.status === 200)
+      .map((r) => r.raw.length);
+    expect(receipt).toMatchObject({ accepted: 1_000, batches: bodies.length });
+    expect(Math.max(...bodies)).toBeLessThanOrEqual(800_000);
+    // As full as the limit lets them be: no batch could have taken the next alert.
+    expect(Math.min(...bodies.slice(0, -1))).toBeGreaterThan(800_000 - 2_000);
+    expect(emulator?.splunk.events).toHaveLength(1_000);
+  });
+});

@@ -1,4 +1,5 @@
 import {
+  type Alert,
   type AlertInput,
   type CaseInput,
   CaseSchema,
@@ -23,7 +24,7 @@ import type {
 } from '../platforms/platform.js';
 import type { PlatformId } from '../platforms/platform-id.js';
 import { PLATFORMS } from '../platforms/platforms.js';
-import { batchAlerts } from './alert-batches.js';
+import { batchAlerts, jsonBytes } from './alert-batches.js';
 import {
   type CommonSiemOptions,
   parseConnectorOptions,
@@ -203,13 +204,24 @@ export class SIEMConnector {
     });
     const platform = this.#ensurePlatform();
     const limits = platform.limits;
-    const batches = batchAlerts(normalised, {
-      maxBatchAlerts: Math.min(limits.maxBatchAlerts, this.#options.batchSize ?? Number.POSITIVE_INFINITY),
-      maxBatchBytes: limits.maxBatchBytes,
-    });
+    // Each alert's text as the platform sends it, when it can say: batches are then weighed on what is sent, and no
+    // alert is serialised twice. Else each alert's JSON is weighed.
+    const texts = platform.encodeAlerts?.(normalised);
+    const batches = batchAlerts(
+      normalised.map((_, position) => position),
+      {
+        maxBatchAlerts: Math.min(limits.maxBatchAlerts, this.#options.batchSize ?? Number.POSITIVE_INFINITY),
+        maxBatchBytes: limits.maxBatchBytes,
+      },
+      texts
+        ? (position) => Buffer.byteLength(texts[position] as string)
+        : (position) => jsonBytes(normalised[position] as Alert),
+    );
     let accepted = 0;
-    for (const batch of batches) {
-      const receipt = await this.#call('sendAlert', options, (p, call) => p.sendAlerts(batch, call));
+    for (const positions of batches) {
+      const batch = positions.map((position) => normalised[position] as Alert);
+      const encoded = texts && positions.map((position) => texts[position] as string);
+      const receipt = await this.#call('sendAlert', options, (p, call) => p.sendAlerts(batch, call, encoded));
       accepted += receipt.accepted;
     }
     return { platform: this.platform, accepted, batches: batches.length };

@@ -26,10 +26,18 @@ export interface SiemPlatform {
   /** What one request may carry; the connector splits `sendAlerts` into batches within them. */
   readonly limits: PlatformLimits;
   /**
-   * Delivers a batch of alerts (at most `limits.maxBatchAlerts`, about `limits.maxBatchBytes` as JSON) in as few
-   * requests as the API allows, all-or-nothing where the API is; resolves with what the SIEM acknowledged.
+   * Each alert's text in a request body that is the alerts' texts one after the other (a HEC event's JSON, a bulk
+   * action and its document): one string per alert, in order. The connector weighs batches on these texts, so that
+   * `limits.maxBatchBytes` bounds what is sent, and hands each batch's texts to `sendAlerts`, so that no alert is
+   * serialised twice. Without it the connector weighs each alert's JSON.
    */
-  sendAlerts(batch: readonly Alert[], call: PlatformCall): Promise<DeliveryReceipt>;
+  encodeAlerts?(alerts: readonly Alert[]): string[];
+  /**
+   * Delivers a batch of alerts (at most `limits.maxBatchAlerts`, about `limits.maxBatchBytes`) in as few requests as
+   * the API allows, all-or-nothing where the API is; resolves with what the SIEM acknowledged. `encoded`, when the
+   * platform has `encodeAlerts`, is what it made of this batch (the same for every attempt).
+   */
+  sendAlerts(batch: readonly Alert[], call: PlatformCall, encoded?: readonly string[]): Promise<DeliveryReceipt>;
   /**
    * Opens a case (or the platform's nearest thing, documented in the README) and resolves with the SIEM's id for it.
    * `options` holds only what the definition's `caseOptions` lists (the connector refuses the rest).
@@ -59,7 +67,7 @@ export interface CaseOptions {
 export interface PlatformLimits {
   /** Most alerts in one `sendAlerts` call. */
   maxBatchAlerts: number;
-  /** Most bytes of alerts, measured as their JSON, in one `sendAlerts` call. */
+  /** Most bytes of alerts in one `sendAlerts` call: of their texts (`encodeAlerts`), else of their JSON. */
   maxBatchBytes: number;
 }
 

@@ -77,14 +77,24 @@ export class ElasticPlatform implements SiemPlatform {
     });
   }
 
-  async sendAlerts(batch: readonly Alert[], call: PlatformCall): Promise<DeliveryReceipt> {
+  /**
+   * Each alert as its two `_bulk` lines, the `create` action and the ECS document (`event.created` is now: when
+   * `sendAlerts` was called, for every attempt of it), joined by a newline; the client ends each with another.
+   */
+  encodeAlerts(alerts: readonly Alert[]): string[] {
+    const { index } = this.#options;
+    const sentAt = new Date(this.#settings.clock.now());
+    return alerts.map(
+      (alert) =>
+        `${JSON.stringify({ create: { _index: index, _id: alert.id } })}\n${JSON.stringify(ecsAlertDocument(alert, sentAt))}`,
+    );
+  }
+
+  async sendAlerts(batch: readonly Alert[], call: PlatformCall, encoded?: readonly string[]): Promise<DeliveryReceipt> {
     const { index, refresh } = this.#options;
     await this.#ensureIndex(call);
-    const sentAt = new Date(this.#settings.clock.now());
-    const operations: unknown[] = [];
-    for (const alert of batch) {
-      operations.push({ create: { _index: index, _id: alert.id } }, ecsAlertDocument(alert, sentAt));
-    }
+    // The client writes a string in `operations` as it is, followed by a newline (its `ndserialize`).
+    const operations = [...(encoded ?? this.encodeAlerts(batch))];
     const what = `bulk request to ${index}`;
     let items: Record<string, BulkItem | undefined>[];
     try {

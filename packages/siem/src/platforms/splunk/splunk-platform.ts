@@ -29,7 +29,7 @@ import type {
   SiemPlatform,
 } from '../platform.js';
 import { HEC, type HecAnswer, hecFailure, readHecAnswer, snippet } from './hec-answers.js';
-import { alertEvent, caseEvent, type HecEvent, hecBody } from './hec-events.js';
+import { alertEvent, caseEvent, hecBody } from './hec-events.js';
 import { hecToken, type SplunkOptions } from './splunk-options.js';
 import {
   enrichmentSearch,
@@ -69,9 +69,14 @@ export class SplunkPlatform implements SiemPlatform {
     this.#ack = this.#options.hec.ack ?? false;
   }
 
-  async sendAlerts(batch: readonly Alert[], call: PlatformCall): Promise<DeliveryReceipt> {
-    const events = batch.map((alert) => alertEvent(alert, this.#options));
-    const answer = await this.#sendEvents(events, call, {
+  /** Each alert's HEC event as JSON: a request's body is the batch's, one after the other. */
+  encodeAlerts(alerts: readonly Alert[]): string[] {
+    return alerts.map((alert) => JSON.stringify(alertEvent(alert, this.#options)));
+  }
+
+  async sendAlerts(batch: readonly Alert[], call: PlatformCall, encoded?: readonly string[]): Promise<DeliveryReceipt> {
+    const body = (encoded ?? this.encodeAlerts(batch)).join('');
+    const answer = await this.#sendEvents(body, call, {
       index: this.#options.index,
       what: batch.map((alert) => `alert ${alert.id}`),
     });
@@ -89,7 +94,7 @@ export class SplunkPlatform implements SiemPlatform {
       this.#caseIds.set(input, id);
     }
     const event = caseEvent(input, id, this.#settings.clock.now(), this.#options);
-    await this.#sendEvents([event], call, { index: this.#options.caseIndex, what: [`case ${id}`] });
+    await this.#sendEvents(hecBody([event]), call, { index: this.#options.caseIndex, what: [`case ${id}`] });
     return id;
   }
 
@@ -172,12 +177,12 @@ export class SplunkPlatform implements SiemPlatform {
   }
 
   /** Posts events to HEC, switching to acknowledgements when HEC asks for a channel, and waits for them. */
+  /** Posts `body` (events' JSON, one after the other) to HEC, on the ack channel when the token uses it. */
   async #sendEvents(
-    events: readonly HecEvent[],
+    body: string,
     call: PlatformCall,
     context: { index?: string | undefined; what: readonly string[] },
   ): Promise<HecAnswer> {
-    const body = hecBody(events);
     await this.#hecToken(call);
     let response = await this.#postEvents(body, call);
     let answer = readHecAnswer(response);
