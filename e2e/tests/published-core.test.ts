@@ -36,7 +36,13 @@ describe('@threatlib/core as published', () => {
     expectTypeOf(found).toEqualTypeOf<TicketPlugin | undefined>();
     await client.start();
     const alert = await client.alerts.add({ title: 'beacon to 198.51.100.4', severity: 'medium' });
-    expect(await found?.sendAlert(alert)).toEqual({ ticket: 1 });
+    // The client delivers an added alert to every started integration by itself.
+    await client.alerts.settled();
+    expect(found?.tickets).toEqual(['soc:beacon to 198.51.100.4']);
+    expect((await client.alerts.get(alert.id))?.deliveries).toEqual([
+      expect.objectContaining({ integration: 'tickets', status: 'delivered', result: { ticket: 1 } }),
+    ]);
+    expect(await found?.sendAlert(alert)).toEqual({ ticket: 2 });
     expect(await found?.enrichIndicator({ type: 'ip', value: '198.51.100.4' })).toEqual({ seenInTickets: true });
     await client.stop();
   });

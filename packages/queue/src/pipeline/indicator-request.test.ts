@@ -60,7 +60,9 @@ describe('readIndicatorRequest', () => {
   it('dead-letters at once a type nested far past the stack, saying what it is', () => {
     const deep = `{"indicator":"8.8.8.8","type":${'['.repeat(30_000)}${']'.repeat(30_000)}}`;
     expect(Buffer.byteLength(deep)).toBeLessThan(MAX_INDICATOR_MESSAGE_BYTES);
-    expect(reason(deep)).toMatch(/"type": expected one of .*, got an array$/);
+    // Refused before it is parsed, naming where; a shallow wrong type still gets the record's own message.
+    expect(reason(deep)).toMatch(/^message JSON refused: nested deeper than 32 levels at "\\"type\\" > 0 > 0/);
+    expect(reason('{"indicator":"8.8.8.8","type":[[1]]}')).toMatch(/"type": expected one of .*, got an array$/);
   });
 
   it(`refuses a message over ${MAX_INDICATOR_MESSAGE_BYTES} bytes before decoding it, saying so`, () => {
@@ -75,7 +77,14 @@ describe('readIndicatorRequest', () => {
       `the message is ${MAX_INDICATOR_MESSAGE_BYTES + 1} bytes; an indicator message is at most ${MAX_INDICATOR_MESSAGE_BYTES}`,
     );
     let decoded = false;
-    const spy = Object.create(big, { content: { get: () => ((decoded = true), big.content) } });
+    const spy = Object.create(big, {
+      content: {
+        get: () => {
+          decoded = true;
+          return big.content;
+        },
+      },
+    });
     expect(() => readIndicatorRequest(spy)).toThrow('the message is 20000000 bytes');
     expect(decoded).toBe(false);
   });
