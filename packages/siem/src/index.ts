@@ -1,3 +1,4 @@
+export type { BatchOutcome } from './connector/batch-outcome.js';
 export {
   type CommonSiemOptions,
   CredentialsSchema,

@@ -66,6 +66,11 @@ export const COMMON_OPTIONS_SHAPE = {
   maxRetryAfter: z.int().min(0).max(3_600_000).default(60_000),
   /** Most alerts per request for `sendAlerts` (default and maximum: the platform's limit). */
   batchSize: z.int().min(1).max(100_000).optional(),
+  /**
+   * Requests one `sendAlerts` call keeps in flight (default and maximum: the platform's, 4 for Splunk and Elastic,
+   * 1 for the others); 1 sends the batches one after the other.
+   */
+  batchConcurrency: z.int({ error: 'expected a whole number' }).min(1).max(16).optional(),
   tls: TlsOptionsSchema.default({ rejectUnauthorized: true }),
 } as const;
 

@@ -25,6 +25,7 @@ import type {
 import type { PlatformId } from '../platforms/platform-id.js';
 import { PLATFORMS } from '../platforms/platforms.js';
 import { batchAlerts, jsonBytes } from './alert-batches.js';
+import { type BatchOutcome, describeOutcomes } from './batch-outcome.js';
 import {
   type CommonSiemOptions,
   parseConnectorOptions,
@@ -186,10 +187,16 @@ export class SIEMConnector {
   }
 
   /**
-   * Delivers many alerts in batches within the platform's limits (and `batchSize`), one batch after another; each
-   * batch is retried on its own. Rejects at the first batch that fails for good: the batches before it were
-   * delivered. Every alert is validated before anything is sent, except the records core made
+   * Delivers many alerts in batches within the platform's limits (and `batchSize`), up to `batchConcurrency`
+   * requests in flight (Splunk and Elastic: 4; the others one after the other), batches started in order; each
+   * batch is retried on its own. Every alert is validated before anything is sent, except the records core made
    * (`isNormalisedAlert`), which are deeply frozen and so still valid.
+   *
+   * When a batch fails for good, no further batch starts, the batches in flight finish, and the call rejects with
+   * the error of the first batch that failed, its message ending with what happened to the others and its
+   * `batches` listing each batch's outcome (`delivered`, `failed` or `not sent`) and the positions of its alerts:
+   * the alerts of the `delivered` ones are in the SIEM, those of the others are to be sent again. Aborting
+   * `options.signal` rejects with its reason.
    */
   async sendAlerts(alerts: readonly AlertInput[], options: SiemCallOptions = {}): Promise<DeliveryReceipt> {
     const now = new Date(this.#clock.now());
@@ -217,13 +224,50 @@ export class SIEMConnector {
         ? (position) => Buffer.byteLength(texts[position] as string)
         : (position) => jsonBytes(normalised[position] as Alert),
     );
-    let accepted = 0;
-    for (const positions of batches) {
-      const batch = positions.map((position) => normalised[position] as Alert);
-      const encoded = texts && positions.map((position) => texts[position] as string);
-      const receipt = await this.#call('sendAlert', options, (p, call) => p.sendAlerts(batch, call, encoded));
-      accepted += receipt.accepted;
+    const outcomes: BatchOutcome[] = batches.map((positions, index) => ({
+      batch: index + 1,
+      first: positions[0] as number,
+      last: positions.at(-1) as number,
+      status: 'not sent',
+    }));
+    const failures: unknown[] = [];
+    let next = 0;
+    // Each lane sends the next batch not yet started, until none is left or one has failed for good.
+    const lane = async () => {
+      while (failures.length === 0 && next < batches.length) {
+        const index = next++;
+        const positions = batches[index] as number[];
+        const outcome = outcomes[index] as BatchOutcome;
+        const batch = positions.map((position) => normalised[position] as Alert);
+        const encoded = texts && positions.map((position) => texts[position] as string);
+        try {
+          const receipt = await this.#call('sendAlert', options, (p, call) => p.sendAlerts(batch, call, encoded));
+          outcome.status = 'delivered';
+          outcome.accepted = receipt.accepted;
+        } catch (error) {
+          outcome.status = 'failed';
+          outcome.error = error instanceof Error ? error.message : String(error);
+          failures[index] = error;
+        }
+      }
+    };
+    const concurrency = Math.min(
+      this.#options.batchConcurrency ?? Number.POSITIVE_INFINITY,
+      limits.concurrentBatches ?? 1,
+      batches.length,
+    );
+    await Promise.all(Array.from({ length: concurrency }, lane));
+    const first = failures.find((error) => error !== undefined);
+    if (failures.length > 0) {
+      // The caller gave up: its reason, as from any call.
+      if (options.signal?.aborted) throw options.signal.reason;
+      if (SiemError.isInstance(first)) {
+        first.message = `${first.message} (sendAlerts: ${describeOutcomes(outcomes)})`;
+        first.batches = outcomes;
+      }
+      throw first;
     }
+    const accepted = outcomes.reduce((sum, outcome) => sum + (outcome.accepted ?? 0), 0);
     return { platform: this.platform, accepted, batches: batches.length };
   }
 

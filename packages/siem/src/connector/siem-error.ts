@@ -1,4 +1,5 @@
 import { ThreatlibError } from '@threatlib/core';
+import type { BatchOutcome } from './batch-outcome.js';
 
 /** What the connector was doing when a call failed. */
 export type SiemOperation = 'sendAlert' | 'createCase' | 'enrichIndicator' | 'testConnection';
@@ -52,6 +53,11 @@ export class SiemError extends ThreatlibError {
   readonly retryAfterMs: number | undefined;
   /** How many attempts were made; set by the connector once it gives up. */
   attempts: number;
+  /**
+   * On the error a `sendAlerts` call rejects with: how each of its batches ended (delivered, failed, not sent), with
+   * the positions of its alerts. Absent on every other error.
+   */
+  batches?: BatchOutcome[];
 
   constructor(code: SiemErrorCode, message: string, details: SiemErrorDetails) {
     super(code, message, details.cause === undefined ? {} : { cause: details.cause });

@@ -69,6 +69,12 @@ export interface PlatformLimits {
   maxBatchAlerts: number;
   /** Most bytes of alerts in one `sendAlerts` call: of their texts (`encodeAlerts`), else of their JSON. */
   maxBatchBytes: number;
+  /**
+   * Most `sendAlerts` calls the connector makes at once for one volume of alerts (default 1: one after the other):
+   * more only where the API takes concurrent requests and the platform's own state (a token, an index it creates)
+   * bears them.
+   */
+  concurrentBatches?: number;
 }
 
 /** One attempt of one connector call. */

@@ -42,9 +42,11 @@ const KIBANA_API_VERSION = '2023-10-31';
 export class ElasticPlatform implements SiemPlatform {
   /**
    * 5 MB per request, as the client's bulk helper flushes (`flushBytes`), and 5,000 alerts: far below
-   * `http.max_content_length` (100 MB), in the 5–15 MB Elastic's tuning guide suggests.
+   * `http.max_content_length` (100 MB), in the 5–15 MB Elastic's tuning guide suggests. Four requests in flight (the
+   * helper keeps five), so that Elasticsearch indexes one batch while the next is sent; the index set-up a first
+   * batch may do is safe to race (an index or template another request made meanwhile is taken as it is).
    */
-  readonly limits: PlatformLimits = { maxBatchAlerts: 5_000, maxBatchBytes: 5 * 1024 * 1024 };
+  readonly limits: PlatformLimits = { maxBatchAlerts: 5_000, maxBatchBytes: 5 * 1024 * 1024, concurrentBatches: 4 };
   readonly #settings: PlatformSettings<ElasticOptions>;
   readonly #options: ResolvedElasticOptions;
   readonly #client: Client;

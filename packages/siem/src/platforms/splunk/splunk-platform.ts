@@ -44,9 +44,10 @@ type Options = ResolvedCommonOptions & SplunkOptions;
 
 /**
  * What one HEC request carries at most: 500 events and 800 KB, under the 1 MB Splunk Cloud accepts per request and
- * the `max_content_length` of a default Splunk Enterprise.
+ * the `max_content_length` of a default Splunk Enterprise. HEC takes concurrent requests (Splunk's own forwarders
+ * keep several open): four batches in flight.
  */
-const LIMITS: PlatformLimits = { maxBatchAlerts: 500, maxBatchBytes: 800_000 };
+const LIMITS: PlatformLimits = { maxBatchAlerts: 500, maxBatchBytes: 800_000, concurrentBatches: 4 };
 
 /** Splunk as a `SiemPlatform`. */
 export class SplunkPlatform implements SiemPlatform {
@@ -184,12 +185,19 @@ export class SplunkPlatform implements SiemPlatform {
     context: { index?: string | undefined; what: readonly string[] },
   ): Promise<HecAnswer> {
     await this.#hecToken(call);
+    // Whether this request goes on the channel: batches in flight together may all have gone without one.
+    const onChannel = this.#ack;
     let response = await this.#postEvents(body, call);
     let answer = readHecAnswer(response);
-    if (response.statusCode === 400 && answer.code === HEC.channelMissing && !this.#ack) {
+    if (response.statusCode === 400 && answer.code === HEC.channelMissing && !onChannel) {
       // The token has indexer acknowledgement on: nothing was indexed, so send again on a channel.
-      this.#ack = true;
-      this.#settings.logger.info({ platform: 'siem_a' }, 'the HEC token uses indexer acknowledgement: using a channel');
+      if (!this.#ack) {
+        this.#ack = true;
+        this.#settings.logger.info(
+          { platform: 'siem_a' },
+          'the HEC token uses indexer acknowledgement: using a channel',
+        );
+      }
       response = await this.#postEvents(body, call);
       answer = readHecAnswer(response);
     }
