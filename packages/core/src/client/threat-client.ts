@@ -113,6 +113,9 @@ export interface IntegrationHealthReport extends IntegrationHealth {
   name: string;
 }
 
+/** Tags threatlib puts on an answer to say what kind of source gave it, not what the indicator is. */
+const SOURCE_KIND_TAGS: ReadonlySet<string> = new Set(['local-list', 'warninglist']);
+
 /**
  * The threatlib client: holds the validated configuration, the event bus, the integrations and the shared HTTP
  * connection pool.
@@ -839,7 +842,9 @@ export class ThreatClient {
       at: this.#clock.now(),
       sources: flagging.map((result) => result.feed),
       malwareFamilies: flagging.flatMap((result) => result.malwareFamilies),
-      tags: flagging.flatMap((result) => result.tags),
+      // A tag that only says what kind of source answered ('local-list') is shared by every entry of every list: it
+      // would make one campaign of everything a blocklist catches.
+      tags: flagging.flatMap((result) => result.tags).filter((tag) => !SOURCE_KIND_TAGS.has(tag)),
       references: flagging.flatMap((result) => result.references),
     });
     for (const campaign of campaigns) this.events.emit('campaignDetected', campaign);
