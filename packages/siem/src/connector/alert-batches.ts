@@ -18,24 +18,27 @@ export function jsonBytes(alert: Alert): number {
  */
 export function batchAlerts(alerts: readonly Alert[], limits: BatchLimits): Alert[][];
 export function batchAlerts<T>(items: readonly T[], limits: BatchLimits, bytesOf: (item: T) => number): T[][];
-export function batchAlerts<T>(
-  items: readonly T[],
-  limits: BatchLimits,
-  bytesOf: (item: T) => number = jsonBytes as unknown as (item: T) => number,
-): T[][] {
-  const batches: T[][] = [];
+export function batchAlerts<T>(items: readonly T[], limits: BatchLimits, bytesOf?: (item: T) => number): T[][] {
+  return [...batchesOf(items, limits, bytesOf ?? (jsonBytes as unknown as (item: T) => number))];
+}
+
+/**
+ * The batches of {@link batchAlerts}, made as they are asked for: an item is weighed only when the batch before it
+ * is full, so that a caller can send a batch before weighing (and making) the next ones. The item that does not fit
+ * in a batch has been weighed when that batch is yielded.
+ */
+export function* batchesOf<T>(items: Iterable<T>, limits: BatchLimits, bytesOf: (item: T) => number): Generator<T[]> {
   let current: T[] = [];
   let bytes = 0;
   for (const item of items) {
     const size = bytesOf(item);
     if (current.length > 0 && (current.length >= limits.maxBatchAlerts || bytes + size > limits.maxBatchBytes)) {
-      batches.push(current);
+      yield current;
       current = [];
       bytes = 0;
     }
     current.push(item);
     bytes += size;
   }
-  if (current.length > 0) batches.push(current);
-  return batches;
+  if (current.length > 0) yield current;
 }

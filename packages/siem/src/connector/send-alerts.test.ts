@@ -4,6 +4,7 @@ import { normaliseAlert } from '@threatlib/core/integration';
 import { ManualClock } from '@threatlib/core/testing';
 import { type RunningSiemEmulator, SPLUNK_DEFAULTS, startSiemEmulator, TEST_CA } from '@threatlib/siem-emulator';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { SplunkPlatform } from '../platforms/splunk/splunk-platform.js';
 import type { BatchOutcome } from './batch-outcome.js';
 import type { SiemConnectorOptions } from './connector-options.js';
 import { SIEMConnector, type SiemConnectorRuntime } from './siem-connector.js';
@@ -188,6 +189,27 @@ describe('sendAlerts keeps several batches in flight', () => {
     expect(error.batches?.map((o) => o.status)).toEqual(['failed', 'not sent', 'not sent']);
     expect(error.message).toMatch(/\(sendAlerts: 1 of 3 batches failed \(1\); 2 not sent \(2-3\)\)$/);
     expect(emulator?.splunk.events).toEqual([]);
+  });
+
+  it('makes each batch as it sends it: the first request is out before the rest is serialised', async () => {
+    const encode = vi.spyOn(SplunkPlatform.prototype, 'encodeAlerts');
+    const clock = new ManualClock(Date.now());
+    const alerts = Array.from({ length: 100 }, (_, i) => input(i));
+    emulator?.failNext(1, 'hang', 'splunk');
+    const sending = splunk({ batchSize: 10, retries: 0, timeout: 5_000, batchConcurrency: 1 }, { clock })
+      .sendAlerts(alerts)
+      .catch((e: unknown) => e);
+    await vi.waitFor(() => expect(emulator?.requests).toHaveLength(1), { timeout: 10_000 });
+    // The first batch, and the alert that did not fit in it (with the rest of its batch's worth).
+    expect(encode.mock.calls.flatMap(([batch]) => batch)).toHaveLength(20);
+    await clock.advance(5_000);
+    const error = (await sending) as SiemError;
+    // The batches never started are still named, with their alerts.
+    expect(error.batches?.map((o) => [o.status, o.first, o.last])).toEqual([
+      ['failed', 0, 9],
+      ...Array.from({ length: 9 }, (_, i) => ['not sent', (i + 1) * 10, (i + 1) * 10 + 9]),
+    ]);
+    encode.mockRestore();
   });
 
   it('resolves with every alert accepted when every batch is delivered', async () => {

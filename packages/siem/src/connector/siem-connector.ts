@@ -24,7 +24,7 @@ import type {
 } from '../platforms/platform.js';
 import type { PlatformId } from '../platforms/platform-id.js';
 import { PLATFORMS } from '../platforms/platforms.js';
-import { batchAlerts, jsonBytes } from './alert-batches.js';
+import { batchesOf, jsonBytes } from './alert-batches.js';
 import { type BatchOutcome, describeOutcomes } from './batch-outcome.js';
 import {
   type CommonSiemOptions,
@@ -211,35 +211,43 @@ export class SIEMConnector {
     });
     const platform = this.#ensurePlatform();
     const limits = platform.limits;
+    const maxBatchAlerts = Math.min(limits.maxBatchAlerts, this.#options.batchSize ?? Number.POSITIVE_INFINITY);
     // Each alert's text as the platform sends it, when it can say: batches are then weighed on what is sent, and no
-    // alert is serialised twice. Else each alert's JSON is weighed.
-    const texts = platform.encodeAlerts?.(normalised);
-    const batches = batchAlerts(
-      normalised.map((_, position) => position),
-      {
-        maxBatchAlerts: Math.min(limits.maxBatchAlerts, this.#options.batchSize ?? Number.POSITIVE_INFINITY),
-        maxBatchBytes: limits.maxBatchBytes,
-      },
-      texts
-        ? (position) => Buffer.byteLength(texts[position] as string)
+    // alert is serialised twice (else each alert's JSON is weighed). Made a batch's worth at a time as batches are
+    // taken, so that the first requests are on their way while the next batches are made.
+    const encode = platform.encodeAlerts?.bind(platform);
+    const texts: string[] = [];
+    const textOf = (position: number): string => {
+      while (encode && texts.length <= position) {
+        for (const text of encode(normalised.slice(texts.length, texts.length + maxBatchAlerts))) texts.push(text);
+      }
+      return texts[position] as string;
+    };
+    const batches = batchesOf(
+      normalised.keys(),
+      { maxBatchAlerts, maxBatchBytes: limits.maxBatchBytes },
+      encode
+        ? (position) => Buffer.byteLength(textOf(position))
         : (position) => jsonBytes(normalised[position] as Alert),
     );
-    const outcomes: BatchOutcome[] = batches.map((positions, index) => ({
-      batch: index + 1,
+    const outcomes: BatchOutcome[] = [];
+    const failures: unknown[] = [];
+    const outcomeOf = (positions: readonly number[]): BatchOutcome => ({
+      batch: outcomes.length + 1,
       first: positions[0] as number,
       last: positions.at(-1) as number,
       status: 'not sent',
-    }));
-    const failures: unknown[] = [];
-    let next = 0;
-    // Each lane sends the next batch not yet started, until none is left or one has failed for good.
+    });
+    // Each lane sends the next batch, until none is left or one has failed for good.
     const lane = async () => {
-      while (failures.length === 0 && next < batches.length) {
-        const index = next++;
-        const positions = batches[index] as number[];
-        const outcome = outcomes[index] as BatchOutcome;
+      while (failures.length === 0) {
+        const next = batches.next();
+        if (next.done) return;
+        const positions = next.value;
+        const outcome = outcomeOf(positions);
+        outcomes.push(outcome);
         const batch = positions.map((position) => normalised[position] as Alert);
-        const encoded = texts && positions.map((position) => texts[position] as string);
+        const encoded = encode && positions.map(textOf);
         try {
           const receipt = await this.#call('sendAlert', options, (p, call) => p.sendAlerts(batch, call, encoded));
           outcome.status = 'delivered';
@@ -247,20 +255,21 @@ export class SIEMConnector {
         } catch (error) {
           outcome.status = 'failed';
           outcome.error = error instanceof Error ? error.message : String(error);
-          failures[index] = error;
+          failures[outcome.batch - 1] = error;
         }
       }
     };
     const concurrency = Math.min(
       this.#options.batchConcurrency ?? Number.POSITIVE_INFINITY,
       limits.concurrentBatches ?? 1,
-      batches.length,
     );
     await Promise.all(Array.from({ length: concurrency }, lane));
-    const first = failures.find((error) => error !== undefined);
     if (failures.length > 0) {
       // The caller gave up: its reason, as from any call.
       if (options.signal?.aborted) throw options.signal.reason;
+      // The batches never started, to say which alerts they hold.
+      for (const positions of batches) outcomes.push(outcomeOf(positions));
+      const first = failures.find((error) => error !== undefined);
       if (SiemError.isInstance(first)) {
         first.message = `${first.message} (sendAlerts: ${describeOutcomes(outcomes)})`;
         first.batches = outcomes;
@@ -268,7 +277,7 @@ export class SIEMConnector {
       throw first;
     }
     const accepted = outcomes.reduce((sum, outcome) => sum + (outcome.accepted ?? 0), 0);
-    return { platform: this.platform, accepted, batches: batches.length };
+    return { platform: this.platform, accepted, batches: outcomes.length };
   }
 
   /**

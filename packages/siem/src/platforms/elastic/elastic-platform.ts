@@ -80,8 +80,8 @@ export class ElasticPlatform implements SiemPlatform {
   }
 
   /**
-   * Each alert as its two `_bulk` lines, the `create` action and the ECS document (`event.created` is now: when
-   * `sendAlerts` was called, for every attempt of it), joined by a newline; the client ends each with another.
+   * Each alert as its two `_bulk` lines, the `create` action and the ECS document (`event.created` is now: when its
+   * batch was made, the same for every attempt), joined by a newline; the client ends each with another.
    */
   encodeAlerts(alerts: readonly Alert[]): string[] {
     const { index } = this.#options;
