@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Campaign } from '../campaigns/campaign.js';
+import type { CampaignDetectedEvent } from '../campaigns/campaign.js';
 import { silentLogger } from '../logging/logger.js';
 import { ThreatClient } from './threat-client.js';
 
@@ -11,7 +11,7 @@ import { ThreatClient } from './threat-client.js';
 describe('campaigns and local lists', () => {
   let dir: string;
   let client: ThreatClient;
-  const detected: Campaign[] = [];
+  const detected: CampaignDetectedEvent[] = [];
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'threatlib-campaign-lists-'));
