@@ -108,8 +108,12 @@ export function keysOf(value: unknown, path = ''): Array<{ key: string; path: st
   const out: Array<{ key: string; path: string }> = [];
   const stack: Array<{ value: unknown; path: string }> = [{ value, path }];
   for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
-    if (Array.isArray(item.value)) item.value.forEach((v, i) => stack.push({ value: v, path: `${item?.path}[${i}]` }));
-    else if (item.value !== null && typeof item.value === 'object' && !(item.value instanceof Date)) {
+    if (Array.isArray(item.value)) {
+      const parent = item.path;
+      item.value.forEach((v, i) => {
+        stack.push({ value: v, path: `${parent}[${i}]` });
+      });
+    } else if (item.value !== null && typeof item.value === 'object' && !(item.value instanceof Date)) {
       if ((item.value as { _bsontype?: unknown })._bsontype !== undefined) continue;
       for (const [key, child] of Object.entries(item.value)) {
         const at = item.path === '' ? key : `${item.path}.${key}`;

@@ -240,7 +240,11 @@ describeWith(['ferretdb', 'rabbitmq'], 'the queue pipeline with integrations.sto
     const db = database('queue_injection');
     const recorder = await startMongoWireRecorder(FERRETDB);
     recorders.push(recorder);
-    const queues = { incoming: uniqueName('iocs'), processed: uniqueName('iocs.results'), alerts: uniqueName('iocs.alerts') };
+    const queues = {
+      incoming: uniqueName('iocs'),
+      processed: uniqueName('iocs.results'),
+      alerts: uniqueName('iocs.alerts'),
+    };
     const client = new ThreatClient({
       sources: [],
       lists: [{ name: 'blocklist', file: listFile }],
