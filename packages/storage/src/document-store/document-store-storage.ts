@@ -63,6 +63,13 @@ export interface DocumentQueryOptions {
 /** A document as this store writes it: its id is a string (the record's `id`). */
 type StoredDocument = { _id: string } & Record<string, unknown>;
 
+/**
+ * Most update statements sent in one command. FerretDB 1.24 (SQLite) never answers an update command that modifies
+ * 100 or more existing documents (the connection hangs until it is cut), which a batch re-seeing the indicators of an
+ * earlier one does; 50 a command is far from that, and costs MongoDB a round trip per 50.
+ */
+const UPDATES_PER_COMMAND = 50;
+
 /** The keys `store` and `query` accept: the documented collections (alerts go through `alerts`). */
 const RECORD_COLLECTIONS = ['threats', 'campaigns', 'indicators'] as const;
 type RecordCollection = (typeof RECORD_COLLECTIONS)[number];
@@ -327,6 +334,7 @@ export class DocumentStoreStorage implements ThreatStorage {
     return write;
   }
 
+  /** Applies the upserts in order, {@link UPDATES_PER_COMMAND} to a command. */
   async #writeUpserts<T extends Document>(
     key: 'indicators' | 'campaigns',
     operations: AnyBulkWriteOperation<T>[],
@@ -334,14 +342,17 @@ export class DocumentStoreStorage implements ThreatStorage {
     await this.start();
     const target = this.#collection<T>(key);
     await this.#run('store', key, async () => {
-      try {
-        await target.bulkWrite(operations, { ordered: true });
-      } catch (error) {
-        // Two writers upserting the same new indicator (or campaign) at once: one insert loses the race on the unique
-        // index, and the same update applied again now finds the document.
-        if (!(error instanceof MongoBulkWriteError) || !onlyDuplicates(error)) throw error;
-        const failedAt = Math.min(...writeErrorsOf(error).map((e) => e.index));
-        await target.bulkWrite(operations.slice(failedAt), { ordered: true });
+      for (let from = 0; from < operations.length; from += UPDATES_PER_COMMAND) {
+        const chunk = operations.slice(from, from + UPDATES_PER_COMMAND);
+        try {
+          await target.bulkWrite(chunk, { ordered: true });
+        } catch (error) {
+          // Two writers upserting the same new indicator (or campaign) at once: one insert loses the race on the
+          // unique index, and the same update applied again now finds the document.
+          if (!(error instanceof MongoBulkWriteError) || !onlyDuplicates(error)) throw error;
+          const failedAt = Math.min(...writeErrorsOf(error).map((e) => e.index));
+          await target.bulkWrite(chunk.slice(failedAt), { ordered: true });
+        }
       }
     });
   }

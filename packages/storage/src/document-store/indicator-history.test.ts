@@ -47,4 +47,40 @@ describeWithFerretDB('indicator histories on FerretDB', () => {
       expect.objectContaining({ id: 'b.example', indicator: 'b.example', timesSeen: 1 }),
     ]);
   });
+
+  // FerretDB 1.24 (SQLite) never answers one update command that modifies 100 or more existing documents (the
+  // connection hangs until it is cut), so a batch re-seeing the indicators of a previous one must go in smaller
+  // commands. Found by bench/storage; a short timeout here, so that the failure is a failure, not a stuck run.
+  it('a batch that updates 150 existing histories completes, sent 50 updates a command at most', async () => {
+    const database = uniqueDatabase('history_many');
+    databases.push(database);
+    const storage = new DocumentStoreStorage(
+      { uri: E2E_FERRETDB_URI, database, timeoutMs: 5_000 },
+      { driverOptions: { monitorCommands: true, socketTimeoutMS: 8_000 } },
+    );
+    open.push(storage);
+    const commands = recordCommands(storage.client);
+    const at = (minute: number) => new Date(Date.UTC(2026, 2, 1, 12, minute));
+    const batch = (minute: number) =>
+      Array.from({ length: 150 }, (_, i) => ({
+        indicator: `host-${i}.example`,
+        type: 'domain',
+        seenAt: at(minute),
+        verdict: 'clean',
+        confidence: minute,
+        riskScore: 1,
+      }));
+    await storage.recordSightings(batch(1));
+    await storage.recordSightings(batch(2));
+    expect(await storage.indicatorHistory('host-149.example')).toMatchObject({
+      timesSeen: 2,
+      firstSeen: at(1),
+      lastSeen: at(2),
+      lastConfidence: 2,
+    });
+    const sizes = commands
+      .filter((c) => c.commandName === 'update')
+      .map((c) => (c.command.updates as unknown[]).length);
+    expect(sizes).toEqual([50, 50, 50, 50, 50, 50]);
+  }, 20_000);
 });
