@@ -2,37 +2,30 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger, ThreatClient, type ThreatConfig } from '@threatlib/core';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { StorageIntegration } from '../integration/storage-integration.js';
 import {
-  dropDatabases,
-  E2E_FERRETDB_URI,
+  describeWithFerretDB,
   eventually,
+  PrivateFerretDB,
   rawCount,
-  startFerretDB,
-  stopFerretDB,
   uniqueDatabase,
 } from '../test-support/ferretdb.js';
 import { DocumentStoreStorage } from './document-store-storage.js';
 
-const databases: string[] = [];
-afterAll(async () => {
-  if (databases.length === 0) return;
-  // However a test ended, the server is left running for the next one.
-  await startFerretDB();
-  await dropDatabases(databases);
-});
+// Each case stops and starts a FerretDB of this file's own (the e2e service's binary, another port, its own data):
+// stopping the shared server would pull it from under the other test files running at the same time.
+describeWithFerretDB('FerretDB stopped mid-run and started again', () => {
+  let server: PrivateFerretDB;
+  beforeAll(async () => {
+    server = await PrivateFerretDB.start();
+  }, 60_000);
+  afterAll(() => server?.dispose());
 
-// Skipped for now: both cases pass when the storage project runs alone (161 of 161 with 79ca3d8), but in the full
-// parallel CI run each hung in turn (one at its 120 s timeout, then the other waiting 30 s for a write to fail while
-// the server was down). 79ca3d8 found a likely cause (FerretDB never answers an update of 100 existing documents in
-// one command; upserts now go 50 at a time), not yet confirmed in a full run. Re-enable once it is.
-describe.skip('FerretDB stopped mid-run and started again', () => {
   it('DocumentStoreStorage loses no acknowledged record: every record whose store() resolved is there after', async () => {
     const database = uniqueDatabase('restart');
-    databases.push(database);
     const storage = new DocumentStoreStorage({
-      uri: E2E_FERRETDB_URI,
+      uri: server.uri,
       database,
       collections: { threats: 'threats', campaigns: 'campaigns', indicators: 'indicators' },
       timeoutMs: 1_000,
@@ -60,17 +53,17 @@ describe.skip('FerretDB stopped mid-run and started again', () => {
     })();
     try {
       await eventually(() => acknowledged.length >= 100, '100 records stored before the stop');
-      await stopFerretDB();
+      await server.stop();
       phase = 'down';
       const countAtStop = acknowledged.length;
       await eventually(() => refused >= 1, 'a store() refused while the server is down', 30_000);
-      await startFerretDB();
+      await server.start();
       phase = 'after';
       await writer;
       console.log(
         `restart: ${countAtStop} acknowledged before the stop, ${refused} refused while down, ${acknowledged.length} in all`,
       );
-      expect(await rawCount(database, 'threats', { _id: { $in: acknowledged } })).toBe(acknowledged.length);
+      expect(await rawCount(database, 'threats', { _id: { $in: acknowledged } }, server.uri)).toBe(acknowledged.length);
       expect(new Set(acknowledged).size).toBe(acknowledged.length);
     } finally {
       phase = 'after';
@@ -82,7 +75,6 @@ describe.skip('FerretDB stopped mid-run and started again', () => {
 
   it('the storage integration holds correlations while the server is down and writes every one once it is back', async () => {
     const database = uniqueDatabase('restart-int');
-    databases.push(database);
     const dir = mkdtempSync(join(tmpdir(), 'threatlib-storage-restart-'));
     const listFile = join(dir, 'blocklist.txt');
     writeFileSync(listFile, Array.from({ length: 600 }, (_, i) => `bad${i}.threatlib-test.net`).join('\n'));
@@ -96,7 +88,7 @@ describe.skip('FerretDB stopped mid-run and started again', () => {
         integrations: {
           storage: {
             type: 'mongodb',
-            uri: E2E_FERRETDB_URI,
+            uri: server.uri,
             database,
             timeoutMs: 1_000,
             batching: { maxDelayMs: 20, maxBatch: 50, retryDelayMs: 100, maxRetryDelayMs: 500 },
@@ -110,20 +102,20 @@ describe.skip('FerretDB stopped mid-run and started again', () => {
     try {
       for (let i = 0; i < 200; i++) await client.correlate(`bad${i}.threatlib-test.net`);
       await storage.flush();
-      const countBefore = await rawCount(database, 'threats');
+      const countBefore = await rawCount(database, 'threats', {}, server.uri);
       expect(countBefore).toBe(200);
 
-      await stopFerretDB();
+      await server.stop();
       // Scans go on while the server is down: each returns, its correlation held.
       for (let i = 200; i < 600; i++) await client.correlate(`bad${i}.threatlib-test.net`);
       await eventually(() => storage.stats().failedWrites >= 1, 'a write to fail while the server is down', 30_000);
       expect(storage.stats().buffered).toBeGreaterThan(0);
-      await startFerretDB();
+      await server.start();
 
       await storage.flush();
       expect(storage.stats()).toMatchObject({ written: 600, buffered: 0, dropped: 0 });
-      expect(await rawCount(database, 'threats')).toBe(600);
-      expect(await rawCount(database, 'indicators')).toBe(600);
+      expect(await rawCount(database, 'threats', {}, server.uri)).toBe(600);
+      expect(await rawCount(database, 'indicators', {}, server.uri)).toBe(600);
     } finally {
       await client.stop();
     }
