@@ -3,8 +3,9 @@ import type { IndicatorHistory, IndicatorSighting } from '../contract/threat-sto
 
 /**
  * One indicator's history as stored in the `indicators` collection, under the indicator as `_id`: FerretDB 1.x looks a
- * document up directly only by `_id` (any other filter reads the whole collection), so each upsert and lookup costs
- * the same however many histories are kept.
+ * document up directly only by `_id` (any other filter reads the whole collection), so a lookup costs the same however
+ * many histories are kept. Its updates still grow with the collection (0.7 ms at 10 documents, 6 ms at 5,000, measured
+ * on FerretDB 1.24.2), which `indicatorHistory: false` spares a deployment that does not need the histories.
  */
 export interface IndicatorDocument {
   _id: string;

@@ -100,6 +100,20 @@ describeWithFerretDB('integrations.storage {type: "mongodb"} on FerretDB', () =>
     expect(await storage.health()).toMatchObject({ healthy: true, expiry: 'sweeper' });
   });
 
+  it('with indicatorHistory: false keeps the threat records and no history', async () => {
+    const db = database('nohistory');
+    const c = client(db, { indicatorHistory: false });
+    await c.start();
+    const storage = c.integration('storage') as StorageIntegration;
+    await c.correlate(EVIL);
+    await c.correlate(EVIL);
+    await storage.flush();
+    expect((await documents(db, 'threats')).map((t) => t.indicator)).toEqual([EVIL, EVIL]);
+    expect(await documents(db, 'indicators')).toEqual([]);
+    expect(await storage.enrichIndicator({ type: 'domain', value: EVIL })).toBeUndefined();
+    expect(storage.stats()).toMatchObject({ written: 2, dropped: 0 });
+  });
+
   it('is the client’s alert store: alerts and their deliveries are there after a restart', async () => {
     const db = database('alerts');
     const first = client(db);
@@ -131,11 +145,12 @@ describeWithFerretDB('integrations.storage {type: "mongodb"} on FerretDB', () =>
   });
 
   it('refuses invalid options, naming each under integrations.storage', async () => {
-    const c = client('x', { database: 'a/b', batching: { maxBatch: 0 }, ttl: -1 });
+    const c = client('x', { database: 'a/b', batching: { maxBatch: 0 }, ttl: -1, indicatorHistory: 'no' });
     const error = await c.start().catch((e: unknown) => e);
     expect(ConfigurationError.isInstance(error)).toBe(true);
     expect((error as ConfigurationError).issues.map((i) => i.path)).toEqual([
       'integrations.storage.ttl',
+      'integrations.storage.indicatorHistory',
       'integrations.storage.batching.maxBatch',
       'integrations.storage.database',
     ]);

@@ -39,6 +39,8 @@ export interface StorageIntegrationOptions {
   type: string;
   /** Seconds each correlation's threat record is kept (default 2,592,000: 30 days). */
   ttl?: number;
+  /** Whether `indicators` keeps each indicator's history, from which `enrichIndicator` answers (default true). */
+  indicatorHistory?: boolean;
   /** `{maxDelayMs: 50, maxBatch: 500, maxBuffered: 10000, retryDelayMs: 100, maxRetryDelayMs: 5000}`. */
   batching?: Partial<StorageIntegrationSettings['batching']>;
   [option: string]: unknown;
@@ -246,7 +248,7 @@ export class StorageIntegration implements Integration {
           await this.storage.storeThreats(threats);
           break;
         case 'sightings':
-          await this.storage.recordSightings(sightings);
+          if (this.#settings.indicatorHistory) await this.storage.recordSightings(sightings);
           break;
         case 'campaigns':
           if (campaigns.length > 0) await this.storage.recordCampaigns?.(campaigns, { ttl: this.#settings.ttl });

@@ -12,6 +12,12 @@ const IntegrationShape = z.object({
     .positive()
     .max(10 * 365 * 86_400)
     .default(30 * 86_400),
+  /**
+   * Whether each correlation's sighting is folded into its indicator's history in `indicators` (default true), from
+   * which `enrichIndicator` answers. False keeps threat records, campaigns and alerts only: one write a batch instead
+   * of one per indicator, for a server where updates are slow (FerretDB 1.x reads the whole collection for each).
+   */
+  indicatorHistory: z.boolean().default(true),
   /** How the writes of the scan path are batched and held while the server is down. */
   batching: z
     .strictObject({
@@ -23,7 +29,7 @@ const IntegrationShape = z.object({
     })
     .prefault({}),
 });
-const INTEGRATION_KEYS = ['ttl', 'batching'] as const;
+const INTEGRATION_KEYS = ['ttl', 'indicatorHistory', 'batching'] as const;
 
 /** The integration's own options, defaults filled in. */
 export type StorageIntegrationSettings = z.output<typeof IntegrationShape>;
@@ -36,7 +42,7 @@ export interface ParsedStorageOptions {
 }
 
 /**
- * Picks the back end `options.type` names and validates the options: `ttl` and `batching` against the integration's
+ * Picks the back end `options.type` names and validates the options: `ttl`, `indicatorHistory` and `batching` against the integration's
  * schema, the rest against the back end's.
  *
  * @throws {ConfigurationError} `Configuration invalid: integrations.storage.<path>: ...` naming every problem, or the
