@@ -2,13 +2,13 @@
 // See ../README.md ("queue") for what is measured and how to read it. Needs the e2e brokers:
 //   bash e2e/services up rabbitmq kafka
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { connect as tcp } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger, ThreatClient } from '@threatlib/core';
 import { MessageQueueProcessor, registerMessageQueue } from '@threatlib/queue';
 import amqp from 'amqplib';
 import kafkajs from 'kafkajs';
+import { fmt, portOpen } from '../support.mjs';
 
 const RABBITMQ_URL = process.env.BENCH_RABBITMQ_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 const KAFKA_BROKERS = (process.env.BENCH_KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
@@ -20,21 +20,7 @@ const FLUSH_INTERVAL = Number(process.env.BENCH_FLUSH_INTERVAL ?? 50);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const run = `${process.pid}-${Date.now().toString(36)}`;
 
-function portOpen(port) {
-  return new Promise((resolve) => {
-    const socket = tcp({ host: '127.0.0.1', port });
-    const done = (answer) => {
-      socket.destroy();
-      resolve(answer);
-    };
-    socket.setTimeout(1000, () => done(false));
-    socket.once('error', () => done(false));
-    socket.once('connect', () => done(true));
-  });
-}
-
 const rate = (count, ms) => (count / ms) * 1000;
-const fmt = (n) => Math.round(n).toLocaleString('en-US');
 
 /** Publishes `bodies` to `queue` with confirms (not timed: it only fills the queue). */
 async function fill(queue, bodies) {

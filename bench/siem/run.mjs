@@ -6,13 +6,13 @@
 // See ../README.md ("siem") for what is measured and how to read it. The Elasticsearch part needs the e2e service:
 //   ./dev services up elasticsearch
 import { fork } from 'node:child_process';
-import { connect as tcp } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@elastic/elasticsearch';
 import { silentLogger } from '@threatlib/core';
 import { normaliseAlert } from '@threatlib/core/integration';
 import { SIEMConnector } from '@threatlib/siem';
 import { Agent, request } from 'undici';
+import { fmt, portOpen } from '../support.mjs';
 
 const ALERTS = Number(process.env.BENCH_SIEM_ALERTS ?? 10_000);
 const HEC_BATCH = Number(process.env.BENCH_HEC_BATCH ?? 500);
@@ -48,25 +48,11 @@ async function timed(work) {
   const used = process.cpuUsage(cpu);
   return { value, ms, cpuMs: (used.user + used.system) / 1000 };
 }
-const fmt = (n) => Math.round(n).toLocaleString('en-US');
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
-
-function portOpen(port) {
-  return new Promise((resolve) => {
-    const socket = tcp({ host: '127.0.0.1', port });
-    const done = (answer) => {
-      socket.destroy();
-      resolve(answer);
-    };
-    socket.setTimeout(1000, () => done(false));
-    socket.once('error', () => done(false));
-    socket.once('connect', () => done(true));
-  });
-}
 
 /** A seeded PRNG (mulberry32), so that every run delivers the same alerts. */
 function mulberry32(seed) {

@@ -2,9 +2,9 @@
 // Elasticsearch client's bulk helper (client.helpers.bulk) fed the same documents with the same batch size, into the
 // same kind of daily indices with the same mapping, on the e2e Elasticsearch. Prints throughput and ours/raw.
 //   bash e2e/services up elasticsearch
-import { connect as tcp } from 'node:net';
 import { Client } from '@elastic/elasticsearch';
 import { SearchIndexStorage } from '@threatlib/storage';
+import { fmt, median, urlOpen } from '../support.mjs';
 
 const NODE = process.env.BENCH_ES_NODE ?? 'http://127.0.0.1:19200';
 const AUTH = {
@@ -18,23 +18,6 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const GOAL = 0.8;
 const run = `${process.pid}-${Date.now().toString(36)}`;
 const DAY = 86_400_000;
-
-function portOpen(url) {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = tcp({ host: hostname, port: Number(port) });
-    const done = (answer) => {
-      socket.destroy();
-      resolve(answer);
-    };
-    socket.setTimeout(1000, () => done(false));
-    socket.once('error', () => done(false));
-    socket.once('connect', () => done(true));
-  });
-}
-
-const fmt = (n) => Math.round(n).toLocaleString('en-US');
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /** The same 50,000 documents for both: the documented shape, spread over three days (three daily indices). */
 function makeDocuments(now) {
@@ -160,7 +143,7 @@ async function raw(client, documents, round, ids = false) {
   return { rate: (documents.length / ms) * 1000, bulks: bulks.bulks, stored, cpuMs };
 }
 
-if (!(await portOpen(NODE))) {
+if (!(await urlOpen(NODE, 9200))) {
   console.error(`  needs Elasticsearch at ${NODE} (bash e2e/services up elasticsearch)`);
   process.exit(1);
 }
