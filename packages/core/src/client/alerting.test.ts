@@ -251,6 +251,58 @@ describe('a threat concluded by the client reaches every integration', () => {
     expect(values).toEqual(['203.0.113.66', '203.0.113.66', EVIL, EVIL, WORSE]);
   });
 
+  it('a threat an integration concludes while later ones are still starting reaches those too, once they run', async () => {
+    // A consumer started first concludes a threat at once (a message already waiting on its queue) while the
+    // integration after it is still starting: the alert waits for the start, then goes to both, and to the store
+    // kept after start.
+    let release!: () => void;
+    const slowStart = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let concluded: Promise<unknown> | undefined;
+    const received: Record<string, string[]> = { consumer: [], ticketing: [] };
+    class Consumer implements Integration {
+      readonly #context: IntegrationContext;
+      constructor(_options: unknown, context: IntegrationContext) {
+        this.#context = context;
+      }
+      async start() {
+        // Consuming begins once start() has returned, as the queue integration's does.
+        concluded = new Promise((resolve) => setImmediate(resolve)).then(() => this.#context.client.correlate(EVIL));
+      }
+      sendAlert = async (alert: Alert) => {
+        received.consumer?.push(alert.id);
+      };
+      enrichIndicator = async () => undefined;
+    }
+    class Ticketing implements Integration {
+      async start() {
+        await slowStart;
+      }
+      sendAlert = async (alert: Alert) => {
+        received.ticketing?.push(alert.id);
+      };
+      enrichIndicator = async () => undefined;
+    }
+    const c = client();
+    c.registerIntegration('consumer', Consumer);
+    c.registerIntegration('ticketing', Ticketing);
+    const starting = c.start();
+    await concluded;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(received).toEqual({ consumer: [], ticketing: [] });
+    release();
+    await starting;
+    await c.alerts.settled();
+    const [alert, ...more] = await allAlerts(c);
+    expect(more).toEqual([]);
+    expect(alert?.deliveries.map((d) => [d.integration, d.status])).toEqual([
+      ['consumer', 'delivered'],
+      ['ticketing', 'delivered'],
+    ]);
+    expect(received).toEqual({ consumer: [alert?.id], ticketing: [alert?.id] });
+  });
+
   it('client.alerts.add stores and delivers an alert given by hand, in the documented form', async () => {
     const Steady = flaky(0);
     const c = client();

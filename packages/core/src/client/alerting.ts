@@ -33,6 +33,12 @@ export interface ClientAlertingOptions {
   logger: Logger;
   /** The integrations started now: where alerts go. */
   targets(): ReadonlyArray<AlertTarget>;
+  /**
+   * Resolves once the client's integrations have all started (at once when it is not starting): an alert raised
+   * while they start (a queue message consumed by one started first) waits, so that it goes to every one of them and
+   * into the store the client keeps alerts in once started.
+   */
+  ready?(): Promise<void>;
   /** For the backoff's jitter. */
   random?: () => number;
 }
@@ -202,6 +208,7 @@ export class ClientAlerting {
   }
 
   async #add(input: AlertInput): Promise<{ stored: Alert; jobs: Map<string, Promise<AlertDelivery>> }> {
+    await this.#options.ready?.();
     const targets = this.#targets();
     const parsed = DeliveriesSchema.safeParse((input as { deliveries?: unknown } | null)?.deliveries ?? []);
     // Invalid deliveries (or input) are the store's to refuse, with its ValidationError.

@@ -166,6 +166,8 @@ export class ThreatClient {
   #prepared: Promise<{ prefilter: Prefilter; lists: LocalSource[] }> | undefined;
   #http: HttpClient | undefined;
   #state: ClientState = 'idle';
+  /** While `start()` runs: resolves when it has ended, either way (alerts raised meanwhile wait for it). */
+  #starting: Promise<void> | undefined;
   /** The logger this client made (not one it was given): its transports are closed by `stop()`. */
   #ownLogger: Logger | undefined;
 
@@ -222,6 +224,7 @@ export class ThreatClient {
       clock: this.#clock,
       logger: this.logger,
       targets: () => this.#integrations.started(),
+      ready: () => this.#starting ?? Promise.resolve(),
     });
     this.alerts = this.#alerting.alerts;
     this.#scheduler = new FeedScheduler({
@@ -656,6 +659,19 @@ export class ThreatClient {
     if (this.#state === 'running') return;
     if (this.#state !== 'idle') throw new Error(`ThreatClient cannot start while ${this.#state}`);
     this.#state = 'starting';
+    let started!: () => void;
+    this.#starting = new Promise((resolve) => {
+      started = resolve;
+    });
+    try {
+      await this.#start();
+    } finally {
+      this.#starting = undefined;
+      started();
+    }
+  }
+
+  async #start(): Promise<void> {
     try {
       // Load lists and open the cache now, so a bad list file or an unreachable cache fails start(), not a scout.
       await this.#prepare();
