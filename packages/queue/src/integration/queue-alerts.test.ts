@@ -6,8 +6,15 @@ import type { Integration } from '@threatlib/core/integration';
 import { afterAll, expect, it } from 'vitest';
 import { QueueError } from '../errors/queue-error.js';
 import { MessageQueueProcessor } from '../message-queue-processor.js';
-import { Collector, describeWithBroker, E2E_RABBITMQ_URL, eventually, uniqueName } from '../test-support/brokers.js';
-import { deleteRabbitQueues } from '../test-support/cleanup.js';
+import {
+  Collector,
+  describeWithBroker,
+  E2E_KAFKA_BROKERS,
+  E2E_RABBITMQ_URL,
+  eventually,
+  uniqueName,
+} from '../test-support/brokers.js';
+import { deleteKafkaTopics, deleteRabbitQueues } from '../test-support/cleanup.js';
 import { registerMessageQueue } from './queue-integration.js';
 
 /*
@@ -201,5 +208,80 @@ describeWithBroker(
         await observer.stop();
       }
     });
+  },
+);
+
+describeWithBroker(
+  'kafka',
+  'the alert of a threat read from the incoming topic is never lost before the commit',
+  () => {
+    const name = uniqueName('kafka-alerts');
+    const topics = {
+      incoming: `${name}.in`,
+      processed: `${name}.out`,
+      threats: `${name}.threats`,
+      alerts: `${name}.alerts`,
+    };
+    afterAll(() => deleteKafkaTopics([...Object.values(topics), `${topics.incoming}.dlq`]));
+
+    it('a delivery to the alerts topic that failed has the record tried again, which raises the alert again', async () => {
+      // No retries of the delivery itself: its first failure is final, so the record's own retry must make up for it.
+      const client = new ThreatClient(
+        {
+          sources: [],
+          strategy: 'aggressive',
+          lists: [{ name: 'blocklist', file: listFile }],
+          performance: { retryAttempts: 0 },
+        },
+        { env: false, logger: silentLogger },
+      );
+      const integration = registerMessageQueue(client, {
+        type: 'kafka',
+        brokers: E2E_KAFKA_BROKERS,
+        topics,
+        groupId: name,
+        sessionTimeout: 6000,
+        retryDelay: 10,
+      });
+      // The broker refusing the first alert (a topic over its quota, a leader moving).
+      const produce = integration.sendAlert.bind(integration);
+      let refused = 0;
+      integration.sendAlert = async (alert) => {
+        if (refused === 0) {
+          refused += 1;
+          throw new QueueError('kafka', 'publish', `Kafka refused a record to "${topics.alerts}"`);
+        }
+        return produce(alert);
+      };
+      const observer = new MessageQueueProcessor({
+        type: 'kafka',
+        brokers: E2E_KAFKA_BROKERS,
+        groupId: `${name}.observer`,
+        sessionTimeout: 6000,
+      });
+      const alerts = new Collector<Record<string, unknown>>();
+      const processed = new Collector<string>();
+      try {
+        await observer.consume(topics.alerts, (m) => alerts.push(m.json() as Record<string, unknown>));
+        await observer.consume(topics.processed, (m) => processed.push(m.content));
+        await client.start();
+        await observer.publish(topics.incoming, { indicator: 'evil.threatlib-test.net', type: 'domain' });
+
+        const [onTopic] = await alerts.until((items) => items.length === 1, 'the alert on the alerts topic', 30_000);
+        await client.alerts.settled();
+        const stored = (await client.alerts.list()).items;
+        expect(stored).toHaveLength(2);
+        const delivered = stored.find((a) => a.deliveries[0]?.status === 'delivered');
+        const failed = stored.find((a) => a.deliveries[0]?.status === 'failed');
+        expect(failed?.deliveries[0]?.lastError).toContain('Kafka refused a record');
+        expect(AlertSchema.parse(onTopic).id).toBe(delivered?.id);
+        // The record ran twice (its processed record is written each time: at least once) and was not dead-lettered.
+        await processed.until((items) => items.length === 2, 'the processed record of each attempt', 30_000);
+        expect(integration.processor.stats).toMatchObject({ retried: 1, deadLettered: 0 });
+      } finally {
+        await client.stop();
+        await observer.stop();
+      }
+    }, 60_000);
   },
 );

@@ -47,8 +47,9 @@ type DeliveryOf = (correlation: object, integration: string) => Promise<AlertDel
  *   acknowledged only once its delivery to the queue ended `delivered`: a failed one throws, so the message is tried
  *   again and raises it again. Without it, the pipeline publishes the alert (the webhook-handler form
  *   `{title, indicator, correlation}`, normalised by core) itself.
- * - Kafka: the stream event `{indicator, threatLevel, sources, timestamp}` to the threats topic (the client's alerts
- *   reach the alerts topic through the integration's `sendAlert`).
+ * - Kafka: the stream event `{indicator, threatLevel, sources, timestamp}` to the threats topic. With
+ *   `alertsDeliveredAs`, the client's alert reaches the alerts topic through the integration's `sendAlert`, and the
+ *   message's offset is committed only once that delivery ended `delivered` (a failed one throws, as for RabbitMQ).
  *
  * A malformed message throws {@link UnprocessableMessageError}, so it is dead-lettered with the reason; any other
  * failure (a broker not confirming, an alert not delivered) is retried.
@@ -103,6 +104,27 @@ export function createIndicatorPipeline(
       ...(message.id ? { messageId: message.id } : {}),
     });
     if (!correlation.isThreat) return published;
+    // With alertsDeliveredAs, the client's own alert for this threat goes out through the integration's sendAlert.
+    const alertDelivered =
+      deliveryOf && alertsDeliveredAs !== undefined
+        ? deliveryOf(correlation, alertsDeliveredAs).then((delivery) => {
+            // Undefined: no alert for this threat (alerting off, below minSeverity, a duplicate already delivered).
+            if (delivery !== undefined && delivery.status !== 'delivered') {
+              const kafka = processor.options.type === 'kafka';
+              const alerts = kafka
+                ? (processor as MessageQueueProcessor<'kafka'>).options.topics.alerts
+                : destinations.threats;
+              throw new QueueError(
+                processor.options.type,
+                'publish',
+                `The alert for ${correlation.indicator} did not reach the alerts ${kafka ? 'topic' : 'queue'} "${alerts}" ` +
+                  `(${delivery.status} after ${delivery.attempts} attempt(s)${delivery.lastError ? `: ${delivery.lastError}` : ''}); ` +
+                  'the message is tried again',
+                { destination: alerts },
+              );
+            }
+          })
+        : undefined;
     if (processor.options.type === 'kafka') {
       await Promise.all([
         published,
@@ -110,22 +132,12 @@ export function createIndicatorPipeline(
           key: correlation.indicator,
           value: streamEventFor(correlation, at),
         }),
+        alertDelivered,
       ]);
       return;
     }
-    if (deliveryOf && alertsDeliveredAs !== undefined) {
-      const [, delivery] = await Promise.all([published, deliveryOf(correlation, alertsDeliveredAs)]);
-      // Undefined: no alert for this threat (alerting off, below minSeverity, a duplicate already delivered).
-      if (delivery !== undefined && delivery.status !== 'delivered') {
-        throw new QueueError(
-          'rabbitmq',
-          'publish',
-          `The alert for ${correlation.indicator} did not reach the alerts queue "${destinations.threats}" ` +
-            `(${delivery.status} after ${delivery.attempts} attempt(s)${delivery.lastError ? `: ${delivery.lastError}` : ''}); ` +
-            'the message is tried again',
-          { destination: destinations.threats },
-        );
-      }
+    if (alertDelivered) {
+      await Promise.all([published, alertDelivered]);
       return;
     }
     const alert = threatAlertRecord(correlation, new Date(at));
