@@ -1,3 +1,4 @@
+import rateLimit from '@fastify/rate-limit';
 import { type Alert, type Logger, silentLogger } from '@threatlib/core';
 import { type Clock, systemClock } from '@threatlib/core/integration';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
@@ -139,7 +140,15 @@ export class WebhookManager {
    * ```
    */
   get plugin(): FastifyPluginAsync {
-    return (app: FastifyInstance) => this.#incoming.routes(app);
+    return async (app: FastifyInstance) => {
+      // Refused signatures are counted per address here too (`server.failedSignatureLimit`): on the application's
+      // rate limiter when it has one (its store, a Redis one included), else on one of the plugin's own.
+      const failed = this.options.server.failedSignatureLimit;
+      if (failed === false) return this.#incoming.routes(app);
+      if (!app.hasDecorator('createRateLimit')) await app.register(rateLimit, { global: false });
+      const failures = app.createRateLimit({ max: failed.max, timeWindow: failed.windowMs });
+      return this.#incoming.routes(app, { failures });
+    };
   }
 
   /**

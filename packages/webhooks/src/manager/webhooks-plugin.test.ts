@@ -56,6 +56,41 @@ describe('webhooksPlugin', () => {
     }
   });
 
+  it('counts refused signatures per address as the manager’s own server does: past the limit, 429 even signed', async () => {
+    const manager = new WebhookManager(
+      {
+        server: { path: '/hooks', failedSignatureLimit: { max: 3, windowMs: 60_000 } },
+        authentication: { type: 'hmac', secret: SECRET },
+      },
+      { clock: new ManualClock(NOW) },
+    );
+    manager.on('threat-update', () => undefined);
+    const app = Fastify();
+    await app.register(webhooksPlugin, { manager });
+    try {
+      const forged = (id: string, remoteAddress: string) => ({
+        ...signedRequest('/hooks', { type: 'threat-update', data: {} }, id),
+        payload: '{"type":"threat-update","data":{"forged":true}}',
+        remoteAddress,
+      });
+      for (let i = 0; i < 3; i++) expect((await app.inject(forged(`f${i}`, '198.51.100.7'))).statusCode).toBe(401);
+      const shutOut = await app.inject({
+        ...signedRequest('/hooks', { type: 'threat-update', data: {} }, 'ok1'),
+        remoteAddress: '198.51.100.7',
+      });
+      expect(shutOut.statusCode).toBe(429);
+      expect(Number(shutOut.headers['retry-after'])).toBeGreaterThan(0);
+      const other = await app.inject({
+        ...signedRequest('/hooks', { type: 'threat-update', data: {} }, 'ok2'),
+        remoteAddress: '198.51.100.8',
+      });
+      expect(other.statusCode).toBe(204);
+      expect(manager.stats.limited).toBe(1);
+    } finally {
+      await app.close();
+    }
+  });
+
   it('refuses to serve a manager that has no authentication', async () => {
     const manager = new WebhookManager({});
     const app = Fastify();
