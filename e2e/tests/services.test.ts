@@ -1,7 +1,6 @@
 // The real servers e2e/services starts for the storage, SIEM and cloud tests (Elasticsearch, FerretDB, moto) answer on
 // their fixed loopback ports and do real work: each test writes something through the server's own protocol and reads
 // it back. Skipped with the reason when a server is down and THREATLIB_E2E is unset; failing when it is set.
-import { connect } from 'node:net';
 import {
   CreateBucketCommand,
   DeleteBucketCommand,
@@ -11,8 +10,9 @@ import {
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
+import { describeWithServices, probeService } from '@threatlib/core/testing';
 import { MongoClient } from 'mongodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 
 /** The Elasticsearch of e2e/services.d/elasticsearch.sh, with its test user. */
 const ELASTICSEARCH = {
@@ -28,46 +28,15 @@ const MOTO_URL = 'http://127.0.0.1:15000';
 const PORTS = { elasticsearch: 19200, ferretdb: 27018, moto: 15000 } as const;
 type Service = keyof typeof PORTS;
 
-function portOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    const done = (answer: boolean) => {
-      socket.destroy();
-      resolve(answer);
-    };
-    socket.setTimeout(1000, () => done(false));
-    socket.once('error', () => done(false));
-    socket.once('connect', () => done(true));
-  });
-}
-
-const reachable: Record<Service, boolean> = {
-  elasticsearch: await portOpen(PORTS.elasticsearch),
-  ferretdb: await portOpen(PORTS.ferretdb),
-  moto: await portOpen(PORTS.moto),
+const probed = {
+  elasticsearch: await probeService({ name: 'elasticsearch', port: PORTS.elasticsearch }),
+  ferretdb: await probeService({ name: 'ferretdb', port: PORTS.ferretdb }),
+  moto: await probeService({ name: 'moto', port: PORTS.moto }),
 };
 
 /** `describe` for tests that need one of the servers: skipped with the reason, or failing under THREATLIB_E2E. */
 function describeWithService(service: Service, title: string, body: () => void): void {
-  describe(title, () => {
-    const where = `127.0.0.1:${PORTS[service]}`;
-    if (!reachable[service] && !process.env.THREATLIB_E2E) {
-      it.skip(
-        `needs ${service} at ${where} (start it with: bash e2e/services up ${service}; THREATLIB_E2E=1 makes this fail instead)`,
-      );
-      return;
-    }
-    // A failing test rather than a failing beforeAll: the run's summary counts it as failed, not as skipped tests.
-    if (!reachable[service]) {
-      it(`needs ${service} at ${where}`, () => {
-        throw new Error(
-          `THREATLIB_E2E is set but ${service} at ${where} does not answer; run: bash e2e/services up ${service}`,
-        );
-      });
-      return;
-    }
-    body();
-  });
+  describeWithServices([probed[service]], title, body);
 }
 
 /** A name no other test, run or process uses (lower case: index and bucket names must be). */
@@ -88,7 +57,7 @@ describeWithService('elasticsearch', 'Elasticsearch (e2e service)', () => {
   }
 
   afterAll(async () => {
-    if (reachable.elasticsearch) await es('DELETE', `/${index}`);
+    if (probed.elasticsearch.reachable) await es('DELETE', `/${index}`);
   });
 
   it('refuses a request without the test user and with a wrong password (security is on)', async () => {

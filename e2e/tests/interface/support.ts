@@ -14,10 +14,9 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { describeWithServices, type ProbedService, probeService } from '@threatlib/core/testing';
 import { type FeedEmulator, startFeedEmulator } from '@threatlib/feed-emulator';
-import { beforeAll, describe, it } from 'vitest';
 
 /** The five feed identifiers the document names, in its order. */
 export const FEEDS = ['feed_urls', 'feed_otx', 'feed_abuse', 'feed_cti', 'feed_scan'] as const;
@@ -44,24 +43,15 @@ export function servicePort(service: Service): number {
 export const RSYSLOG_MESSAGES =
   process.env.THREATLIB_RSYSLOG_FILE ?? fileURLToPath(new URL('../../.state/rsyslog/messages.log', import.meta.url));
 
-function portOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    const done = (answer: boolean) => {
-      socket.destroy();
-      resolve(answer);
-    };
-    socket.setTimeout(1000, () => done(false));
-    socket.once('error', () => done(false));
-    socket.once('connect', () => done(true));
-  });
-}
-
 const SERVICES: readonly Service[] = ['redis', 'rabbitmq', 'kafka', 'rsyslog', 'ferretdb', 'elasticsearch', 'moto'];
 
 /** Which e2e servers answer, probed once per test file with a plain TCP connection. */
-const reachable = new Map<Service, boolean>(
-  await Promise.all(SERVICES.map(async (service) => [service, await portOpen(servicePort(service))] as const)),
+const probed = new Map<Service, ProbedService>(
+  await Promise.all(
+    SERVICES.map(
+      async (service) => [service, await probeService({ name: service, port: servicePort(service) })] as const,
+    ),
+  ),
 );
 
 /**
@@ -69,18 +59,11 @@ const reachable = new Map<Service, boolean>(
  * test's name, if `THREATLIB_E2E` is unset; with `THREATLIB_E2E` set (CI, `./dev test`) they fail, loudly.
  */
 export function describeWith(services: Service[], title: string, body: () => void): void {
-  describe(title, () => {
-    const down = services.filter((service) => !reachable.get(service));
-    const where = down.map((s) => `${s} at 127.0.0.1:${servicePort(s)}`).join(', ');
-    if (down.length > 0 && !process.env.THREATLIB_E2E) {
-      it.skip(`needs ${where} (start with: ./dev services up; THREATLIB_E2E=1 makes this fail instead)`);
-      return;
-    }
-    beforeAll(() => {
-      if (down.length > 0) throw new Error(`THREATLIB_E2E is set but ${where} does not answer; run: ./dev services up`);
-    });
-    body();
-  });
+  describeWithServices(
+    services.map((service) => probed.get(service) as ProbedService),
+    title,
+    body,
+  );
 }
 
 /** A feed emulator and the `apiKeys` object form that points every feed at it (what "changing addresses" means). */

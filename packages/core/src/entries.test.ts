@@ -110,7 +110,13 @@ describe("core's entries", () => {
   });
 
   it('@threatlib/core/testing has the compliance suites and the hand-moved clock tests share', async () => {
-    expect(Object.keys(testing).sort()).toEqual(['ManualClock', 'alertStoreCompliance']);
+    expect(Object.keys(testing).sort()).toEqual([
+      'ManualClock',
+      'alertStoreCompliance',
+      'describeWithServices',
+      'portOpen',
+      'probeService',
+    ]);
     const clock = new testing.ManualClock(1_000);
     await clock.advance(500);
     expect(clock.now()).toBe(1_500);

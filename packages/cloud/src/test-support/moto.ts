@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { CreateBucketCommand, GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { beforeAll, describe, it } from 'vitest';
+import { describeWithServices, probeService } from '@threatlib/core/testing';
 
 const script = readFileSync(new URL('../../../../e2e/services.d/moto.sh', import.meta.url), 'utf8');
 const PORT = Number(/^moto_port=(\d+)$/m.exec(script)?.[1] ?? Number.NaN);
@@ -15,40 +14,14 @@ const MOTO_CREDENTIALS = {
   secretAccessKey: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
 };
 
-function portOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    const done = (answer: boolean) => {
-      socket.destroy();
-      resolve(answer);
-    };
-    socket.setTimeout(1000, () => done(false));
-    socket.once('error', () => done(false));
-    socket.once('connect', () => done(true));
-  });
-}
-
-const reachable = await portOpen(PORT);
+const moto = await probeService({ name: 'moto', port: PORT });
 
 /**
  * `describe` for tests that need moto. When it is unreachable they are skipped, with the reason as the skipped
  * test's name, if `THREATLIB_E2E` is unset; they fail, loudly, if it is set.
  */
 export function describeWithMoto(title: string, body: () => void): void {
-  describe(title, () => {
-    if (!reachable && !process.env.THREATLIB_E2E) {
-      it.skip(
-        `needs moto at ${MOTO_URL} (start it with: ./dev services up moto; THREATLIB_E2E=1 makes this fail instead)`,
-      );
-      return;
-    }
-    beforeAll(() => {
-      if (!reachable) {
-        throw new Error(`THREATLIB_E2E is set but moto at ${MOTO_URL} does not answer; run: ./dev services up moto`);
-      }
-    });
-    body();
-  });
+  describeWithServices([moto], title, body);
 }
 
 /** An S3 client on moto, for setting up buckets and reading back what the code under test wrote. */

@@ -1,5 +1,4 @@
-import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { describeWithServices, probeService } from '@threatlib/core/testing';
 
 /** The RabbitMQ that `bash e2e/services up rabbitmq` starts (e2e/services.d/rabbitmq.sh). */
 export const E2E_RABBITMQ_URL = 'amqp://guest:guest@127.0.0.1:5672';
@@ -8,22 +7,9 @@ export const E2E_KAFKA_BROKERS = ['127.0.0.1:9092'];
 
 const PORTS = { rabbitmq: 5672, kafka: 9092 } as const;
 
-function portOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    const done = (answer: boolean) => {
-      socket.destroy();
-      resolve(answer);
-    };
-    socket.setTimeout(1000, () => done(false));
-    socket.once('error', () => done(false));
-    socket.once('connect', () => done(true));
-  });
-}
-
-const reachable = {
-  rabbitmq: await portOpen(PORTS.rabbitmq),
-  kafka: await portOpen(PORTS.kafka),
+const probed = {
+  rabbitmq: await probeService({ name: 'rabbitmq', port: PORTS.rabbitmq }),
+  kafka: await probeService({ name: 'kafka', port: PORTS.kafka }),
 };
 
 /**
@@ -31,24 +17,7 @@ const reachable = {
  * skipped test's name, if `THREATLIB_E2E` is unset; they fail, loudly, if it is set.
  */
 export function describeWithBroker(broker: 'rabbitmq' | 'kafka', title: string, body: () => void): void {
-  describe(title, () => {
-    const where = `127.0.0.1:${PORTS[broker]}`;
-    if (!reachable[broker] && !process.env.THREATLIB_E2E) {
-      it.skip(
-        `needs ${broker} at ${where} (start it with: bash e2e/services up ${broker}; THREATLIB_E2E=1 makes this fail instead)`,
-      );
-      return;
-    }
-    beforeAll(() => {
-      if (!reachable[broker]) {
-        throw new Error(
-          `THREATLIB_E2E is set but ${broker} at ${where} does not answer; run: bash e2e/services up ${broker}`,
-        );
-      }
-    });
-    body();
-    afterAll(() => undefined);
-  });
+  describeWithServices([probed[broker]], title, body);
 }
 
 let names = 0;

@@ -1,5 +1,4 @@
-import { connect } from 'node:net';
-import { describe, it } from 'vitest';
+import { describeWithServices, probeService } from '@threatlib/core/testing';
 
 /** The Elasticsearch that `./dev services up elasticsearch` starts (e2e/services.d/elasticsearch.sh). */
 export const E2E_ELASTICSEARCH = {
@@ -9,44 +8,18 @@ export const E2E_ELASTICSEARCH = {
   password: 'threatlib-e2e-password',
 } as const;
 
-function portOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: E2E_ELASTICSEARCH.host, port });
-    const done = (answer: boolean) => {
-      socket.destroy();
-      resolve(answer);
-    };
-    socket.setTimeout(1000, () => done(false));
-    socket.once('error', () => done(false));
-    socket.once('connect', () => done(true));
-  });
-}
-
-const reachable = await portOpen(E2E_ELASTICSEARCH.port);
+const probedElasticsearch = await probeService({
+  name: 'elasticsearch',
+  host: E2E_ELASTICSEARCH.host,
+  port: E2E_ELASTICSEARCH.port,
+});
 
 /**
  * `describe` for tests that need the real Elasticsearch: skipped with the reason when it does not answer and
  * `THREATLIB_E2E` is unset; a failing test when it is set.
  */
 export function describeWithElasticsearch(title: string, body: () => void): void {
-  describe(title, () => {
-    const where = `${E2E_ELASTICSEARCH.host}:${E2E_ELASTICSEARCH.port}`;
-    if (!reachable && !process.env.THREATLIB_E2E) {
-      it.skip(
-        `needs Elasticsearch at ${where} (start it with: ./dev services up elasticsearch; THREATLIB_E2E=1 makes this fail instead)`,
-      );
-      return;
-    }
-    if (!reachable) {
-      it(`needs Elasticsearch at ${where}`, () => {
-        throw new Error(
-          `THREATLIB_E2E is set but Elasticsearch at ${where} does not answer; run: ./dev services up elasticsearch`,
-        );
-      });
-      return;
-    }
-    body();
-  });
+  describeWithServices([probedElasticsearch], title, body);
 }
 
 let names = 0;

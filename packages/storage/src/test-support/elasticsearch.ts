@@ -1,7 +1,6 @@
 import { createServer } from 'node:http';
-import { connect } from 'node:net';
 import type { Client } from '@elastic/elasticsearch';
-import { beforeAll, describe, it } from 'vitest';
+import { describeWithServices, probeService } from '@threatlib/core/testing';
 import type { SearchIndexOptions } from '../search-index/search-index-options.js';
 
 /** The Elasticsearch that `bash e2e/services up elasticsearch` starts (e2e/services.d/elasticsearch.sh). */
@@ -11,42 +10,14 @@ export const E2E_ELASTICSEARCH = {
 } as const;
 const PORT = 19200;
 
-function portOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    const done = (answer: boolean) => {
-      socket.destroy();
-      resolve(answer);
-    };
-    socket.setTimeout(1000, () => done(false));
-    socket.once('error', () => done(false));
-    socket.once('connect', () => done(true));
-  });
-}
-
-const reachable = await portOpen(PORT);
+const probedElasticsearch = await probeService({ name: 'elasticsearch', port: PORT });
 
 /**
  * `describe` for tests that need the real Elasticsearch. When it is unreachable they are skipped, with the reason as
  * the skipped test's name, if `THREATLIB_E2E` is unset; they fail, loudly, if it is set.
  */
 export function describeWithElasticsearch(title: string, body: () => void): void {
-  describe(title, () => {
-    if (!reachable && !process.env.THREATLIB_E2E) {
-      it.skip(
-        `needs Elasticsearch at 127.0.0.1:${PORT} (start it with: bash e2e/services up elasticsearch; THREATLIB_E2E=1 makes this fail instead)`,
-      );
-      return;
-    }
-    beforeAll(() => {
-      if (!reachable) {
-        throw new Error(
-          `THREATLIB_E2E is set but Elasticsearch at 127.0.0.1:${PORT} does not answer; run: bash e2e/services up elasticsearch`,
-        );
-      }
-    });
-    body();
-  });
+  describeWithServices([probedElasticsearch], title, body);
 }
 
 let names = 0;

@@ -1,52 +1,24 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { describeWithServices, portOpen, probeService } from '@threatlib/core/testing';
 import { type CommandStartedEvent, MongoClient } from 'mongodb';
-import { beforeAll, describe, it } from 'vitest';
 
 /** The FerretDB that `bash e2e/services up ferretdb` starts (e2e/services.d/ferretdb.sh): SQLite, no auth. */
 export const E2E_FERRETDB_URI = 'mongodb://127.0.0.1:27018';
 const PORT = 27018;
 
-function portOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    const done = (answer: boolean) => {
-      socket.destroy();
-      resolve(answer);
-    };
-    socket.setTimeout(1000, () => done(false));
-    socket.once('error', () => done(false));
-    socket.once('connect', () => done(true));
-  });
-}
-
-const reachable = await portOpen(PORT);
+const ferretdb = await probeService({ name: 'ferretdb', port: PORT });
 
 /**
  * `describe` for tests that need the real FerretDB. When it is unreachable they are skipped, with the reason as the
  * skipped test's name, if `THREATLIB_E2E` is unset; they fail, loudly, if it is set.
  */
 export function describeWithFerretDB(title: string, body: () => void): void {
-  describe(title, () => {
-    if (!reachable && !process.env.THREATLIB_E2E) {
-      it.skip(
-        `needs FerretDB at 127.0.0.1:${PORT} (start it with: bash e2e/services up ferretdb; THREATLIB_E2E=1 makes this fail instead)`,
-      );
-      return;
-    }
-    beforeAll(() => {
-      if (!reachable) {
-        throw new Error(
-          `THREATLIB_E2E is set but FerretDB at 127.0.0.1:${PORT} does not answer; run: bash e2e/services up ferretdb`,
-        );
-      }
-    });
-    body();
-  });
+  describeWithServices([ferretdb], title, body);
 }
 
 let databases = 0;

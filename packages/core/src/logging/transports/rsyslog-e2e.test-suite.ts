@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { beforeAll, describe, it } from 'vitest';
+import { describeWithServices, probeService } from '../../testing/e2e-services.js';
 
 /** The rsyslog that `bash e2e/services up rsyslog` starts (e2e/services.d/rsyslog.sh): UDP and TCP on one port. */
 export const E2E_RSYSLOG = { host: '127.0.0.1', port: 15514 } as const;
@@ -12,39 +11,14 @@ const RSYSLOG_MESSAGES =
   fileURLToPath(new URL('../../../../../e2e/.state/rsyslog/messages.log', import.meta.url));
 
 /** Whether the e2e rsyslog answers, found once per test file with a plain TCP connection. */
-const rsyslogReachable = await new Promise<boolean>((resolve) => {
-  const socket = connect(E2E_RSYSLOG);
-  const done = (answer: boolean) => {
-    socket.destroy();
-    resolve(answer);
-  };
-  socket.setTimeout(1000, () => done(false));
-  socket.once('error', () => done(false));
-  socket.once('connect', () => done(true));
-});
+const rsyslog = await probeService({ name: 'rsyslog', ...E2E_RSYSLOG });
 
 /**
  * `describe` for tests that need the e2e rsyslog: skipped, with the reason as the skipped test's name, when it is
  * down and `THREATLIB_E2E` is unset; failing loudly when `THREATLIB_E2E` is set.
  */
 export function describeWithRsyslog(title: string, body: () => void): void {
-  describe(title, () => {
-    const where = `${E2E_RSYSLOG.host}:${E2E_RSYSLOG.port}`;
-    if (!rsyslogReachable && !process.env.THREATLIB_E2E) {
-      it.skip(
-        `needs rsyslog at ${where} (start it with: bash e2e/services up rsyslog; THREATLIB_E2E=1 makes this fail instead)`,
-      );
-      return;
-    }
-    beforeAll(() => {
-      if (!rsyslogReachable) {
-        throw new Error(
-          `THREATLIB_E2E is set but rsyslog at ${where} does not answer; run: bash e2e/services up rsyslog`,
-        );
-      }
-    });
-    body();
-  });
+  describeWithServices([rsyslog], title, body);
 }
 
 /**
