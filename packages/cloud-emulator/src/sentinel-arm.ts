@@ -13,7 +13,15 @@
 //   errors; 404 SubscriptionNotFound / ResourceGroupNotFound / ResourceNotFound; 429 with Retry-After):
 //   https://learn.microsoft.com/en-us/azure/azure-resource-manager/troubleshooting/common-deployment-errors
 import { randomUUID } from 'node:crypto';
-import { INCIDENT_API_VERSIONS } from '@threatlib/siem-emulator';
+import {
+  armAuthFailure,
+  armFailure,
+  armMethodNotAllowed,
+  checkArmApiVersion,
+  checkArmWorkspace,
+  INCIDENT_API_VERSIONS,
+  readArmJson,
+} from '@threatlib/siem-emulator';
 import type { CloudRequest, CloudResponse } from './cloud-service.js';
 import { checkStixPattern } from './sentinel-stix-pattern.js';
 import {
@@ -45,41 +53,17 @@ export function isArm(request: CloudRequest): boolean {
 export function handleArm(state: SentinelTiState, request: CloudRequest): CloudResponse {
   const now = state.now();
   const token = state.authority.check(asEmulatorRequest(request, now), ARM_AUDIENCES);
-  if (!token.ok) return authFailure(token.problem, token.detail, state.config.tenantId);
+  if (!token.ok) return armAuthFailure(token.problem, token.detail, state.config.tenantId);
   const legacy = THREAT_INTELLIGENCE.exec(request.path);
   const versions = legacy ? INCIDENT_API_VERSIONS : SENTINEL_WORKSPACE_API_VERSIONS;
-  const apiVersion = request.query.get('api-version');
-  if (!apiVersion) {
-    return failure(
-      400,
-      'MissingApiVersionParameter',
-      'The api-version query parameter (?api-version=) is required for all requests.',
-    );
-  }
-  if (!versions.includes(apiVersion)) {
-    return failure(
-      400,
-      'InvalidApiVersionParameter',
-      `The api-version '${apiVersion}' is invalid. The supported versions are '${versions.join(',')}'.`,
-    );
-  }
+  const refusedVersion = checkArmApiVersion(request.query, versions);
+  if (refusedVersion) return refusedVersion;
   const [, subscription = '', group = '', name = ''] = WORKSPACE.exec(request.path) ?? [];
   const { config } = state;
-  if (subscription.toLowerCase() !== config.subscriptionId.toLowerCase()) {
-    return failure(404, 'SubscriptionNotFound', `The subscription '${subscription}' could not be found.`);
-  }
-  if (group.toLowerCase() !== config.resourceGroup.toLowerCase()) {
-    return failure(404, 'ResourceGroupNotFound', `Resource group '${group}' could not be found.`);
-  }
-  if (name.toLowerCase() !== config.workspaceName.toLowerCase()) {
-    return failure(
-      404,
-      'ResourceNotFound',
-      `The Resource 'Microsoft.OperationalInsights/workspaces/${name}' under resource group '${group}' was not found.`,
-    );
-  }
+  const elsewhere = checkArmWorkspace({ subscription, group, name }, config);
+  if (elsewhere) return elsewhere;
   if (!legacy) {
-    if (request.method !== 'GET') return methodNotAllowed(request);
+    if (request.method !== 'GET') return armMethodNotAllowed(request.method);
     return { status: 200, body: workspaceResource(state) };
   }
 
@@ -97,31 +81,16 @@ export function handleArm(state: SentinelTiState, request: CloudRequest): CloudR
     const found = state.legacy.get(indicatorName.toLowerCase());
     return found
       ? { status: 200, body: found }
-      : failure(404, 'NotFound', `Threat intelligence indicator '${indicatorName}' was not found.`);
+      : armFailure(404, 'NotFound', `Threat intelligence indicator '${indicatorName}' was not found.`);
   }
   const creating = action.toLowerCase() === 'createindicator' ? 'POST' : 'PUT';
-  if (request.method !== creating) return methodNotAllowed(request);
-  const type = String(request.headers['content-type'] ?? '').toLowerCase();
-  if (!type.startsWith('application/json')) {
-    return failure(
-      415,
-      'UnsupportedMediaType',
-      `The content media type '${type || '(none)'}' is not supported. Only 'application/json' is supported.`,
-    );
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(request.body);
-  } catch (error) {
-    return failure(
-      400,
-      'InvalidRequestContent',
-      `The request content was invalid and could not be deserialized: '${(error as Error).message}'.`,
-    );
-  }
+  if (request.method !== creating) return armMethodNotAllowed(request.method);
+  const read = readArmJson(request);
+  if (!read.ok) return read.response;
+  const { body } = read;
   const kind = (body as { kind?: unknown } | null)?.kind;
   if (kind !== 'indicator') {
-    return failure(
+    return armFailure(
       400,
       'BadRequest',
       `The threat intelligence kind '${String(kind)}' is not supported: use 'indicator'.`,
@@ -129,11 +98,11 @@ export function handleArm(state: SentinelTiState, request: CloudRequest): CloudR
   }
   const properties = (body as { properties?: unknown }).properties;
   if (typeof properties !== 'object' || properties === null || Array.isArray(properties)) {
-    return failure(400, 'BadRequest', "Required property 'properties' not found in JSON.");
+    return armFailure(400, 'BadRequest', "Required property 'properties' not found in JSON.");
   }
   const p = properties as Record<string, unknown>;
   const problem = legacyProblem(p);
-  if (problem) return failure(400, 'BadRequest', problem);
+  if (problem) return armFailure(400, 'BadRequest', problem);
 
   const id = indicatorName ?? randomUUID();
   const existing = state.legacy.get(id.toLowerCase());
@@ -206,35 +175,4 @@ function workspaceResource(state: SentinelTiState): unknown {
     type: 'Microsoft.OperationalInsights/workspaces',
     location: 'westeurope',
   };
-}
-
-function authFailure(problem: string, detail: string, tenant: string): CloudResponse {
-  const [code, message] =
-    problem === 'missing'
-      ? ['AuthenticationFailed', "Authentication failed. The 'Authorization' header is missing."]
-      : problem === 'expired'
-        ? ['ExpiredAuthenticationToken', detail]
-        : problem === 'audience'
-          ? [
-              'InvalidAuthenticationTokenAudience',
-              `The access token has been obtained for wrong audience or resource '${detail}'. It should exactly match with one of the allowed audiences 'https://management.core.windows.net/','https://management.core.windows.net','https://management.azure.com/','https://management.azure.com'.`,
-            ]
-          : problem === 'tenant'
-            ? ['InvalidAuthenticationTokenTenant', `${detail} It must match the tenant '${tenant}'.`]
-            : ['InvalidAuthenticationToken', 'The access token is invalid.'];
-  return {
-    status: 401,
-    headers: {
-      'www-authenticate': `Bearer authorization_uri="https://login.windows.net/", error="invalid_token", error_description="${message.replace(/"/g, "'")}"`,
-    },
-    body: { error: { code, message } },
-  };
-}
-
-function methodNotAllowed(request: CloudRequest): CloudResponse {
-  return failure(405, 'MethodNotAllowed', `The requested resource does not support http method '${request.method}'.`);
-}
-
-function failure(status: number, code: string, message: string): CloudResponse {
-  return { status, body: { error: { code, message } } };
 }

@@ -14,6 +14,15 @@ export {
 } from './siem-emulator.js';
 export type { EmulatorRequest, EmulatorResponse, VendorEmulator, VendorName } from './vendor.js';
 export {
+  type ArmWorkspace,
+  armAuthFailure,
+  armFailure,
+  armMethodNotAllowed,
+  checkArmApiVersion,
+  checkArmWorkspace,
+  readArmJson,
+} from './vendors/azure-arm.js';
+export {
   CHRONICLE_DEFAULTS,
   CHRONICLE_PERMISSIONS,
   type ChronicleEmulator,

@@ -11,6 +11,14 @@
 //   https://learn.microsoft.com/en-us/azure/azure-resource-manager/troubleshooting/common-deployment-errors
 import { randomUUID } from 'node:crypto';
 import type { EmulatorRequest, EmulatorResponse } from '../vendor.js';
+import {
+  armAuthFailure,
+  armFailure,
+  armMethodNotAllowed,
+  checkArmApiVersion,
+  checkArmWorkspace,
+  readArmJson,
+} from './azure-arm.js';
 import type { SentinelWorkspace, StoredIncident } from './sentinel-workspace.js';
 
 const PATH =
@@ -44,39 +52,15 @@ export function handleIncidents(workspace: SentinelWorkspace, request: EmulatorR
     'https://management.azure.com',
     'https://management.core.windows.net',
   ]);
-  if (!token.ok) return authFailure(workspace, token.problem, token.detail);
-  const apiVersion = request.query.get('api-version');
-  if (!apiVersion) {
-    return failure(
-      400,
-      'MissingApiVersionParameter',
-      'The api-version query parameter (?api-version=) is required for all requests.',
-    );
-  }
-  if (!INCIDENT_API_VERSIONS.includes(apiVersion)) {
-    return failure(
-      400,
-      'InvalidApiVersionParameter',
-      `The api-version '${apiVersion}' is invalid. The supported versions are '${INCIDENT_API_VERSIONS.join(',')}'.`,
-    );
-  }
+  if (!token.ok) return armAuthFailure(token.problem, token.detail, config.tenantId);
+  const refusedVersion = checkArmApiVersion(request.query, INCIDENT_API_VERSIONS);
+  if (refusedVersion) return refusedVersion;
   const [, subscription = '', group = '', name = '', rawId] = PATH.exec(request.path) ?? [];
-  if (subscription.toLowerCase() !== config.subscriptionId.toLowerCase()) {
-    return failure(404, 'SubscriptionNotFound', `The subscription '${subscription}' could not be found.`);
-  }
-  if (group.toLowerCase() !== config.resourceGroup.toLowerCase()) {
-    return failure(404, 'ResourceGroupNotFound', `Resource group '${group}' could not be found.`);
-  }
-  if (name.toLowerCase() !== config.workspaceName.toLowerCase()) {
-    return failure(
-      404,
-      'ResourceNotFound',
-      `The Resource 'Microsoft.OperationalInsights/workspaces/${name}' under resource group '${group}' was not found.`,
-    );
-  }
+  const elsewhere = checkArmWorkspace({ subscription, group, name }, config);
+  if (elsewhere) return elsewhere;
   const action = request.method === 'PUT' ? 'write' : 'read';
   if (config.deny.incidents) {
-    return failure(
+    return armFailure(
       403,
       'AuthorizationFailed',
       `The client '${token.claims.oid}' with object id '${token.claims.oid}' does not have authorization to perform action 'Microsoft.SecurityInsights/incidents/${action}' over scope '${request.path}' or the scope is invalid. If access was recently granted, please refresh your credentials.`,
@@ -84,44 +68,29 @@ export function handleIncidents(workspace: SentinelWorkspace, request: EmulatorR
   }
   const id = rawId === undefined ? undefined : decodeURIComponent(rawId);
   if (id === undefined) {
-    if (request.method !== 'GET') return methodNotAllowed(request);
+    if (request.method !== 'GET') return armMethodNotAllowed(request.method);
     const top = Number(request.query.get('$top') ?? '50');
     return { status: 200, body: { value: [...workspace.incidents.values()].slice(0, Math.max(0, top)) } };
   }
   if (request.method === 'GET') {
     const incident = workspace.incidents.get(id.toLowerCase());
-    return incident ? { status: 200, body: incident } : failure(404, 'NotFound', `Incident '${id}' was not found.`);
+    return incident ? { status: 200, body: incident } : armFailure(404, 'NotFound', `Incident '${id}' was not found.`);
   }
-  if (request.method !== 'PUT') return methodNotAllowed(request);
-  const type = String(request.headers['content-type'] ?? '').toLowerCase();
-  if (!type.startsWith('application/json')) {
-    return failure(
-      415,
-      'UnsupportedMediaType',
-      `The content media type '${type || '(none)'}' is not supported. Only 'application/json' is supported.`,
-    );
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(request.body);
-  } catch (error) {
-    return failure(
-      400,
-      'InvalidRequestContent',
-      `The request content was invalid and could not be deserialized: '${(error as Error).message}'.`,
-    );
-  }
+  if (request.method !== 'PUT') return armMethodNotAllowed(request.method);
+  const read = readArmJson(request);
+  if (!read.ok) return read.response;
+  const { body } = read;
   const properties = (body as { properties?: unknown } | null)?.properties;
   if (typeof properties !== 'object' || properties === null || Array.isArray(properties)) {
-    return failure(400, 'BadRequest', "Required property 'properties' not found in JSON.");
+    return armFailure(400, 'BadRequest', "Required property 'properties' not found in JSON.");
   }
   const p = properties as Record<string, unknown>;
   const problem = validate(p);
-  if (problem) return failure(400, 'BadRequest', problem);
+  if (problem) return armFailure(400, 'BadRequest', problem);
   const existing = workspace.incidents.get(id.toLowerCase());
   const etag = (body as { etag?: unknown }).etag;
   if (existing && typeof etag === 'string' && etag !== existing.etag) {
-    return failure(412, 'PreconditionFailed', 'The incident was changed since it was read (etag mismatch).');
+    return armFailure(412, 'PreconditionFailed', 'The incident was changed since it was read (etag mismatch).');
   }
   const now = new Date(workspace.now()).toISOString();
   const resourceId = `/subscriptions/${config.subscriptionId}/resourceGroups/${config.resourceGroup}/providers/Microsoft.OperationalInsights/workspaces/${config.workspaceName}/providers/Microsoft.SecurityInsights/Incidents/${id}`;
@@ -195,40 +164,4 @@ function validate(p: Record<string, unknown>): string | undefined {
     }
   }
   return undefined;
-}
-
-function authFailure(workspace: SentinelWorkspace, problem: string, detail: string): EmulatorResponse {
-  const tenant = workspace.config.tenantId;
-  const [code, message] =
-    problem === 'missing'
-      ? ['AuthenticationFailed', "Authentication failed. The 'Authorization' header is missing."]
-      : problem === 'expired'
-        ? ['ExpiredAuthenticationToken', detail]
-        : problem === 'audience'
-          ? [
-              'InvalidAuthenticationTokenAudience',
-              `The access token has been obtained for wrong audience or resource '${detail}'. It should exactly match with one of the allowed audiences 'https://management.core.windows.net/','https://management.core.windows.net','https://management.azure.com/','https://management.azure.com'.`,
-            ]
-          : problem === 'tenant'
-            ? [
-                'InvalidAuthenticationTokenTenant',
-                `${detail} It must match the tenant 'https://sts.windows.net/${tenant}/' associated with this subscription. Please use the authority (URL) 'https://login.windows.net/${tenant}' to get the token.`,
-              ]
-            : ['InvalidAuthenticationToken', 'The access token is invalid.'];
-  return {
-    status: 401,
-    headers: {
-      'www-authenticate': `Bearer authorization_uri="https://login.windows.net/", error="invalid_token", error_description="${message.replace(/"/g, "'")}"`,
-      'x-ms-failure-cause': 'gateway',
-    },
-    body: { error: { code, message } },
-  };
-}
-
-function methodNotAllowed(request: EmulatorRequest): EmulatorResponse {
-  return failure(405, 'MethodNotAllowed', `The requested resource does not support http method '${request.method}'.`);
-}
-
-function failure(status: number, code: string, message: string): EmulatorResponse {
-  return { status, body: { error: { code, message } } };
 }
