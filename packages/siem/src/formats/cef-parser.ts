@@ -7,6 +7,7 @@
 
 import { CEF_SEVERITY_WORDS, type CefEvent, isCefSeverity } from './cef.js';
 import { EventFormatError, excerpt } from './event-format-error.js';
+import { readPipeHeader } from './pipe-header.js';
 
 const HEADER_FIELDS = ['deviceVendor', 'deviceProduct', 'deviceVersion', 'deviceEventClassId', 'name', 'severity'];
 const KEY_CHAR = /[A-Za-z0-9]/;
@@ -30,30 +31,9 @@ export function parseCef(line: string): CefEvent {
   const version = /^CEF:([01])\|/.exec(line);
   if (!version) return fail('expected "CEF:0|" or "CEF:1|" at the start', 0);
 
-  let i = version[0].length;
-  const header: string[] = [];
-  for (const field of HEADER_FIELDS) {
-    let value = '';
-    for (;;) {
-      const c = line[i];
-      if (c === undefined) return fail(`the header ends before ${field} and its closing "|"`, i);
-      if (c === '|') {
-        i += 1;
-        break;
-      }
-      if (c === '\\') {
-        const next = line[i + 1];
-        if (next !== '|' && next !== '\\') return fail(`"\\" in ${field} must escape "|" or "\\"`, i);
-        value += next;
-        i += 2;
-        continue;
-      }
-      if (c === '\n' || c === '\r') return fail(`${field} has a line break`, i);
-      value += c;
-      i += 1;
-    }
-    header.push(value);
-  }
+  const read = readPipeHeader(line, version[0].length, HEADER_FIELDS, fail);
+  const { header } = read;
+  const i = read.end;
   const [deviceVendor, deviceProduct, deviceVersion, deviceEventClassId, name, severity] = header as [
     string,
     string,

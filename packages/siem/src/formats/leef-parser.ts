@@ -5,6 +5,7 @@
 
 import { EventFormatError, excerpt } from './event-format-error.js';
 import { LEEF_KEY, type LeefEvent, type LeefVersion, leefDelimiterProblem } from './leef.js';
+import { readPipeHeader } from './pipe-header.js';
 
 const HEADER_FIELDS = ['vendor', 'product', 'productVersion', 'eventId'] as const;
 const HEX_DELIMITER = /^(?:0x|x)([0-9a-f]{2})$/i;
@@ -29,30 +30,9 @@ export function parseLeef(line: string): LeefEvent {
   if (!start) return fail('expected "LEEF:1.0|" or "LEEF:2.0|" at the start', 0);
   const version = start[1] as LeefVersion;
 
-  let i = start[0].length;
-  const header: string[] = [];
-  for (const field of HEADER_FIELDS) {
-    let value = '';
-    for (;;) {
-      const c = line[i];
-      if (c === undefined) return fail(`the header ends before ${field} and its closing "|"`, i);
-      if (c === '|') {
-        i += 1;
-        break;
-      }
-      if (c === '\\') {
-        const next = line[i + 1];
-        if (next !== '|' && next !== '\\') return fail(`"\\" in ${field} must escape "|" or "\\"`, i);
-        value += next;
-        i += 2;
-        continue;
-      }
-      if (c === '\n' || c === '\r') return fail(`${field} has a line break`, i);
-      value += c;
-      i += 1;
-    }
-    header.push(value);
-  }
+  const read = readPipeHeader(line, start[0].length, HEADER_FIELDS, fail);
+  const { header } = read;
+  let i = read.end;
 
   let delimiter = '\t';
   if (version === '2.0') {
