@@ -1,76 +1,17 @@
 // The HTTPS the Sentinel emulator serves: a certificate authority made at test time and a loopback certificate it
-// signed, so the Azure SDKs are tested with real certificate checks (no `rejectUnauthorized: false`, no bundled
-// key that could leak into trust stores). Sources:
+// signed (`createTestPki` of the siem emulator), so the Azure SDKs are tested with real certificate checks. Sources:
 // - tls.setDefaultCACertificates / tls.getCACertificates (Node.js 22.19 / 24.5): the CAs every TLS client of the
 //   process trusts when it is given none, which is how the SDKs' own agents and MSAL's token requests verify:
 //   https://nodejs.org/api/tls.html#tlssetdefaultcacertificatescerts
-// - @peculiar/x509 (X509CertificateGenerator, the extensions a CA and a server certificate need):
-//   https://peculiarventures.github.io/x509/
-import 'reflect-metadata';
-import { webcrypto } from 'node:crypto';
 import { getCACertificates, setDefaultCACertificates } from 'node:tls';
-import * as x509 from '@peculiar/x509';
+import { createTestPki, type TestPki } from '@threatlib/siem-emulator';
 
 /** PEM material of a test authority and the server certificate it signed. */
-export interface SentinelTestTls {
-  /** The authority's certificate: what a client trusts. */
-  ca: string;
-  /** The server's certificate, for 127.0.0.1, ::1 and localhost. */
-  cert: string;
-  /** The server's private key (PKCS #8). */
-  key: string;
-}
-
-const algorithm = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
+export type SentinelTestTls = TestPki;
 
 /** A certificate authority made now, in memory, and a loopback server certificate it signed (valid for a day). */
-export async function createSentinelTestTls(): Promise<SentinelTestTls> {
-  x509.cryptoProvider.set(webcrypto as never);
-  const notBefore = new Date(Date.now() - 60_000);
-  const notAfter = new Date(Date.now() + 24 * 3600_000);
-  const caKeys = await webcrypto.subtle.generateKey(algorithm, true, ['sign', 'verify']);
-  const ca = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: '01',
-    name: 'CN=threatlib Sentinel emulator test authority',
-    notBefore,
-    notAfter,
-    keys: caKeys as never,
-    signingAlgorithm: algorithm,
-    extensions: [
-      new x509.BasicConstraintsExtension(true, 0, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
-      await x509.SubjectKeyIdentifierExtension.create(caKeys.publicKey as never),
-    ],
-  });
-  const leafKeys = await webcrypto.subtle.generateKey(algorithm, true, ['sign', 'verify']);
-  const leaf = await x509.X509CertificateGenerator.create({
-    serialNumber: '02',
-    subject: 'CN=localhost',
-    issuer: ca.subject,
-    notBefore,
-    notAfter,
-    publicKey: leafKeys.publicKey as never,
-    signingKey: caKeys.privateKey as never,
-    signingAlgorithm: algorithm,
-    extensions: [
-      new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
-      new x509.SubjectAlternativeNameExtension([
-        { type: 'ip', value: '127.0.0.1' },
-        { type: 'ip', value: '::1' },
-        { type: 'dns', value: 'localhost' },
-      ]),
-      await x509.AuthorityKeyIdentifierExtension.create(ca),
-    ],
-  });
-  const pkcs8 = await webcrypto.subtle.exportKey('pkcs8', leafKeys.privateKey);
-  const key = `-----BEGIN PRIVATE KEY-----\n${(
-    Buffer.from(pkcs8)
-      .toString('base64')
-      .match(/.{1,64}/g) ?? []
-  ).join('\n')}\n-----END PRIVATE KEY-----\n`;
-  return { ca: ca.toString('pem'), cert: leaf.toString('pem'), key };
+export function createSentinelTestTls(): Promise<SentinelTestTls> {
+  return createTestPki('threatlib Sentinel emulator test authority');
 }
 
 /**

@@ -17,12 +17,12 @@ import {
   type ThreatClientOptions,
   type ThreatConfig,
 } from '@threatlib/core';
+import { createTestPki, type TestPki } from '@threatlib/siem-emulator';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cefEventForAlert } from '../formats/alert-cef.js';
 import { parseCef } from '../formats/cef-parser.js';
 import { parseLeef } from '../formats/leef-parser.js';
 import { SyslogReceiver } from './syslog-receiver.test-suite.js';
-import { createTestPki, type TestPki } from './test-pki.test-suite.js';
 
 const listFile = join(mkdtempSync(join(tmpdir(), 'threatlib-forwarder-')), 'blocklist.txt');
 writeFileSync(listFile, 'evil.threatlib-test.net\n');

@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { createServer as createHttpsServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Alert } from '@threatlib/core';
+import { createTestPki, type TestPki } from '@threatlib/siem-emulator';
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cefEventForAlert } from '../formats/alert-cef.js';
@@ -13,7 +14,6 @@ import { parseLeef } from '../formats/leef-parser.js';
 import { SiemForwarder } from './siem-forwarder.js';
 import { SiemForwarderError } from './siem-forwarder-error.js';
 import { SyslogReceiver } from './syslog-receiver.test-suite.js';
-import { createTestPki, type TestPki } from './test-pki.test-suite.js';
 
 const policy = { optionsPath: 'enterprise.siemIntegration', enforceHttps: true, validateCertificates: true };
 const NOW = new Date('2026-03-01T12:00:00.000Z');
