@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import {
   matchesAny,
@@ -22,11 +22,12 @@ const DELIVERY_ID = /^[\x21-\x7e]{1,256}$/;
  */
 export class GithubScheme implements SignatureScheme {
   readonly name = 'github';
-  readonly #keys: readonly Buffer[];
+  /** As `KeyObject`s: an HMAC made with one is several times cheaper than with a Buffer. */
+  readonly #keys: readonly KeyObject[];
   readonly #replayWindowMs: number;
 
   constructor(keys: readonly Buffer[], replayWindowSeconds: number) {
-    this.#keys = keys;
+    this.#keys = keys.map((key) => createSecretKey(key));
     this.#replayWindowMs = replayWindowSeconds * 1000;
   }
 

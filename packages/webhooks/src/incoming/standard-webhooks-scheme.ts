@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import {
   matchesAny,
@@ -27,12 +27,13 @@ const V1_SIGNATURE = /^v1,([A-Za-z0-9+/]{43}=)$/;
  */
 export class StandardWebhooksScheme implements SignatureScheme {
   readonly name = 'standard-webhooks';
-  readonly #keys: readonly Buffer[];
+  /** As `KeyObject`s: an HMAC made with one is several times cheaper than with a Buffer. */
+  readonly #keys: readonly KeyObject[];
   readonly #toleranceMs: number;
 
   /** @param keys the secrets' key bytes (a `whsec_` secret decoded). */
   constructor(keys: readonly Buffer[], toleranceSeconds: number) {
-    this.#keys = keys;
+    this.#keys = keys.map((key) => createSecretKey(key));
     this.#toleranceMs = toleranceSeconds * 1000;
   }
 

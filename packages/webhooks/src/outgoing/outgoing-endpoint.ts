@@ -1,3 +1,4 @@
+import { createSecretKey, type KeyObject } from 'node:crypto';
 import { isIP } from 'node:net';
 import { ConfigurationError, recordIssues } from '@threatlib/core';
 import { checkEndpoint } from '@threatlib/core/integration';
@@ -83,8 +84,11 @@ export interface OutgoingEndpoint {
   readonly url: URL;
   readonly events: ReadonlySet<string>;
   readonly headers: Readonly<Record<string, string>>;
-  /** The signing key (the secret's bytes), or undefined for unsigned deliveries. */
-  readonly key: Buffer | undefined;
+  /**
+   * The signing key (the secret's bytes, as a `KeyObject`: an HMAC made with one is several times cheaper than with
+   * a Buffer, which Node checks anew at every call), or undefined for unsigned deliveries.
+   */
+  readonly key: KeyObject | undefined;
   /** Set when the receiver answered 410 Gone: nothing more is sent to it. */
   disabled: boolean;
 }
@@ -134,7 +138,7 @@ export function makeEndpoint(
     url,
     events: new Set(events),
     headers: headers ?? {},
-    key: secret === undefined ? undefined : secretBytes(secret),
+    key: secret === undefined ? undefined : createSecretKey(secretBytes(secret)),
     disabled: false,
   };
 }

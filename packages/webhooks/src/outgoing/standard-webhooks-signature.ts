@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, type KeyObject } from 'node:crypto';
 
 /**
  * Writes the Standard Webhooks headers of one attempt into `headers`: `webhook-id` (the same on every attempt),
@@ -10,7 +10,7 @@ export function addStandardWebhooksHeaders(
   messageId: string,
   nowMs: number,
   body: string,
-  key: Buffer | undefined,
+  key: KeyObject | undefined,
 ): void {
   const timestamp = String(Math.floor(nowMs / 1000));
   headers['webhook-id'] = messageId;
