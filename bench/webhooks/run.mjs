@@ -64,7 +64,10 @@ async function raw() {
               timestamp: new Date().toISOString(),
               data: data(i),
             });
-            const signature = createHmac('sha256', SECRET_KEY).update(`${id}.${timestamp}.`).update(body).digest('base64');
+            const signature = createHmac('sha256', SECRET_KEY)
+              .update(`${id}.${timestamp}.`)
+              .update(body)
+              .digest('base64');
             const response = await request(url, {
               method: 'POST',
               headers: {
