@@ -18,6 +18,7 @@ import {
   E2E_KAFKA_BROKERS,
   E2E_RABBITMQ_URL,
   uniqueName,
+  uniqueTopics,
 } from '../test-support/brokers.js';
 import { deleteKafkaTopics, deleteRabbitQueues } from '../test-support/cleanup.js';
 import { MessageQueueIntegration } from './queue-integration.js';
@@ -124,13 +125,7 @@ describeWithBroker('rabbitmq', 'a client configured with integrations.messageQue
 });
 
 describeWithBroker('kafka', 'a client configured with integrations.messageQueue on Kafka', () => {
-  const name = uniqueName('configured');
-  const topics = {
-    incoming: `${name}.in`,
-    processed: `${name}.out`,
-    threats: `${name}.threats`,
-    alerts: `${name}.alerts`,
-  };
+  const { name, topics } = uniqueTopics('configured');
   afterAll(() => deleteKafkaTopics(Object.values(topics)));
 
   it('consumes the incoming topic once started, with no other call', async () => {

@@ -13,6 +13,7 @@ import {
   E2E_RABBITMQ_URL,
   eventually,
   uniqueName,
+  uniqueTopics,
 } from '../test-support/brokers.js';
 import { deleteKafkaTopics, deleteRabbitQueues } from '../test-support/cleanup.js';
 import { registerMessageQueue } from './queue-integration.js';
@@ -215,14 +216,8 @@ describeWithBroker(
   'kafka',
   'the alert of a threat read from the incoming topic is never lost before the commit',
   () => {
-    const name = uniqueName('kafka-alerts');
-    const topics = {
-      incoming: `${name}.in`,
-      processed: `${name}.out`,
-      threats: `${name}.threats`,
-      alerts: `${name}.alerts`,
-    };
-    afterAll(() => deleteKafkaTopics([...Object.values(topics), `${topics.incoming}.dlq`]));
+    const { name, topics } = uniqueTopics('kafka-alerts');
+    afterAll(() => deleteKafkaTopics(Object.values(topics)));
 
     it('a delivery to the alerts topic that failed has the record tried again, which raises the alert again', async () => {
       // No retries of the delivery itself: its first failure is final, so the record's own retry must make up for it.

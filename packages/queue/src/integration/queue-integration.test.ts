@@ -20,6 +20,7 @@ import {
   E2E_KAFKA_BROKERS,
   E2E_RABBITMQ_URL,
   uniqueName,
+  uniqueTopics,
 } from '../test-support/brokers.js';
 import { deleteKafkaTopics, deleteRabbitQueues } from '../test-support/cleanup.js';
 import { type MessageQueueIntegration, registerMessageQueue } from './queue-integration.js';
@@ -209,14 +210,8 @@ describeWithBroker('rabbitmq', 'the queue pipeline with the documented message {
 });
 
 describeWithBroker('kafka', 'the queue pipeline on Kafka', () => {
-  const name = uniqueName('pipeline-kafka');
-  const topics = {
-    incoming: `${name}.in`,
-    processed: `${name}.out`,
-    threats: `${name}.threats`,
-    alerts: `${name}.alerts`,
-  };
-  afterAll(() => deleteKafkaTopics([...Object.values(topics), `${topics.incoming}.dlq`]));
+  const { topics } = uniqueTopics('pipeline-kafka');
+  afterAll(() => deleteKafkaTopics(Object.values(topics)));
 
   it('produces a threat as the documented stream event, threatLevel a name', async () => {
     const client = new ThreatClient(

@@ -29,6 +29,21 @@ export function uniqueName(label: string): string {
 }
 
 /**
+ * A name no other test, run or process uses and the pipeline's four topics under it: `<name>.in`, `.out`,
+ * `.threats`, `.alerts` (the name is also fit for a consumer group).
+ */
+export function uniqueTopics(label: string): {
+  name: string;
+  topics: { incoming: string; processed: string; threats: string; alerts: string };
+} {
+  const name = uniqueName(label);
+  return {
+    name,
+    topics: { incoming: `${name}.in`, processed: `${name}.out`, threats: `${name}.threats`, alerts: `${name}.alerts` },
+  };
+}
+
+/**
  * Collects what handlers see and lets a test wait for a condition on it, with a deadline that fails the test
  * instead of hanging it (no fixed sleeps: the wait ends as soon as the condition holds).
  */
