@@ -1,26 +1,24 @@
 import {
   type Alert,
   type AlertDelivery,
-  AlertDeliverySchema,
   type AlertInput,
   type AlertPage,
   type AlertQuery,
-  parseRecord,
-  SEVERITIES,
   severityRank,
-  ValidationError,
 } from '@threatlib/core';
 import { type AlertStore, normaliseAlert } from '@threatlib/core/integration';
 import { type Collection, MongoServerError, ObjectId } from 'mongodb';
-import { z } from 'zod';
+import {
+  alertPageQuery,
+  alreadyStored,
+  checkAlertSize,
+  decodeAlertCursor,
+  encodeAlertCursor,
+  hasPending,
+  parseDeliveries,
+} from '../contract/alert-records.js';
 
-/** Largest page `list` returns. */
-const MAX_PAGE = 500;
-/** Largest alert kept, as JSON in UTF-8 (a MongoDB document holds at most 16 MiB). */
-export const MAX_ALERT_BYTES = 8 * 1024 * 1024;
 const DUPLICATE_KEY = 11000;
-
-const DeliveriesSchema = z.array(AlertDeliverySchema).max(1000);
 
 /**
  * An alert as stored: the alert (without its deliveries) and its deliveries each as JSON text, so that whatever an
@@ -76,14 +74,12 @@ export class DocumentAlertStore implements AlertStore {
       alert: JSON.stringify(rest),
       deliveries: JSON.stringify(deliveries),
     };
-    checkSize(document.alert + document.deliveries, 'alert');
+    checkAlertSize(document.alert + document.deliveries, 'alert');
     const collection = await this.#access.collection();
     try {
       await this.#access.run('store', () => collection.insertOne(document));
     } catch (error) {
-      if (isDuplicateKey(error)) {
-        throw new ValidationError('alert', [{ path: 'id', message: `an alert with id ${alert.id} is already stored` }]);
-      }
+      if (isDuplicateKey(error)) throw alreadyStored(alert.id);
       throw error;
     }
     return alert;
@@ -106,19 +102,15 @@ export class DocumentAlertStore implements AlertStore {
   }
 
   async #page(query: AlertQuery, only: Record<string, unknown>): Promise<AlertPage> {
-    const limit = Math.min(Math.max(Math.trunc(query.limit ?? 50), 1), MAX_PAGE);
+    const { limit, minRank, since } = alertPageQuery(query);
     const filter: Record<string, unknown> = { ...only };
-    if (query.minSeverity !== undefined) filter.rank = { $gte: rankOf(query.minSeverity) };
-    if (query.since !== undefined) {
-      if (!(query.since instanceof Date) || Number.isNaN(query.since.getTime())) {
-        throw new ValidationError('alert query', [{ path: 'since', message: 'expected a valid Date' }]);
-      }
-      filter.time = { $gte: query.since };
-    }
-    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+    if (minRank !== undefined) filter.rank = { $gte: minRank };
+    if (since !== undefined) filter.time = { $gte: since };
+    const after = query.cursor === undefined ? undefined : decodeAlertCursor(query.cursor, '[0-9a-f]{24}');
     const conditions: Record<string, unknown>[] = [filter];
     if (after) {
-      conditions.push({ $or: [{ time: { $lt: after.time } }, { time: after.time, seq: { $lt: after.seq } }] });
+      const time = new Date(after.time);
+      conditions.push({ $or: [{ time: { $lt: time } }, { time, seq: { $lt: after.seq } }] });
     }
     const collection = await this.#access.collection();
     const documents = await this.#access.run('query', () =>
@@ -132,14 +124,13 @@ export class DocumentAlertStore implements AlertStore {
     const last = page.at(-1);
     return {
       items: page.map(toAlert),
-      ...(documents.length > limit && last ? { nextCursor: encodeCursor(last) } : {}),
+      ...(documents.length > limit && last ? { nextCursor: encodeAlertCursor(last.time.getTime(), last.seq) } : {}),
     };
   }
 
   async updateDeliveries(id: string, deliveries: readonly AlertDelivery[]): Promise<Alert | undefined> {
-    const parsed = parseRecord(DeliveriesSchema, deliveries, 'alert deliveries');
+    const parsed = parseDeliveries(deliveries);
     const json = JSON.stringify(parsed);
-    checkSize(json, 'alert deliveries');
     const collection = await this.#access.collection();
     const updated = await this.#access.run('store', () =>
       collection.findOneAndUpdate(
@@ -152,49 +143,11 @@ export class DocumentAlertStore implements AlertStore {
   }
 }
 
-function hasPending(deliveries: readonly AlertDelivery[]): boolean {
-  return deliveries.some((delivery) => delivery.status === 'pending');
-}
-
 function toAlert(document: AlertDocument): Alert {
   return { ...(JSON.parse(document.alert) as Omit<Alert, 'deliveries'>), deliveries: JSON.parse(document.deliveries) };
-}
-
-function checkSize(text: string, subject: string): void {
-  // A UTF-16 unit is at most 3 UTF-8 bytes; count the bytes only when that bound is too high.
-  if (text.length * 3 <= MAX_ALERT_BYTES) return;
-  const bytes = Buffer.byteLength(text, 'utf8');
-  if (bytes > MAX_ALERT_BYTES) {
-    throw new ValidationError(subject, [
-      { path: '', message: `${bytes} bytes as JSON, larger than the store keeps (${MAX_ALERT_BYTES} bytes)` },
-    ]);
-  }
 }
 
 function isDuplicateKey(error: unknown): boolean {
   const cause = (error as { cause?: unknown }).cause ?? error;
   return cause instanceof MongoServerError && cause.code === DUPLICATE_KEY;
-}
-
-function rankOf(severity: unknown): number {
-  const rank = typeof severity === 'string' ? SEVERITIES.indexOf(severity.toLowerCase() as never) : -1;
-  if (rank < 0) {
-    throw new ValidationError('alert query', [
-      { path: 'minSeverity', message: `expected one of ${SEVERITIES.join(', ')}, got ${JSON.stringify(severity)}` },
-    ]);
-  }
-  return rank;
-}
-
-function encodeCursor(document: AlertDocument): string {
-  return `${document.time.getTime().toString(36)}.${document.seq}`;
-}
-
-function decodeCursor(cursor: string): { time: Date; seq: string } {
-  const match = typeof cursor === 'string' ? /^(-?[0-9a-z]{1,12})\.([0-9a-f]{24})$/.exec(cursor) : null;
-  const time = match ? Number.parseInt(match[1] as string, 36) : Number.NaN;
-  if (!match || !Number.isSafeInteger(time)) {
-    throw new ValidationError('alert query', [{ path: 'cursor', message: 'not a cursor this store issued' }]);
-  }
-  return { time: new Date(time), seq: match[2] as string };
 }

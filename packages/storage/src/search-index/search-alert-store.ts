@@ -3,27 +3,24 @@ import type { Client, estypes } from '@elastic/elasticsearch';
 import {
   type Alert,
   type AlertDelivery,
-  AlertDeliverySchema,
   type AlertInput,
   type AlertPage,
   type AlertQuery,
-  parseRecord,
-  SEVERITIES,
   severityRank,
-  ValidationError,
 } from '@threatlib/core';
 import { type AlertStore, normaliseAlert } from '@threatlib/core/integration';
-import { z } from 'zod';
+import {
+  alertPageQuery,
+  alreadyStored,
+  checkAlertSize,
+  decodeAlertCursor,
+  encodeAlertCursor,
+  hasPending,
+  parseDeliveries,
+} from '../contract/alert-records.js';
 import { DocumentIds } from './document-id.js';
 import { runRequest } from './elasticsearch-errors.js';
 import type { RefreshTracker } from './refresh-tracker.js';
-
-/** Largest page `list` returns. */
-const MAX_PAGE = 500;
-/** Largest alert kept, as JSON in UTF-8. */
-export const MAX_ALERT_BYTES = 8 * 1024 * 1024;
-
-const DeliveriesSchema = z.array(AlertDeliverySchema).max(1000);
 
 /** An alert as a document of the alert index. */
 interface AlertSource {
@@ -73,14 +70,12 @@ export class SearchAlertStore implements AlertStore {
       alert: rest,
       deliveries,
     };
-    checkSize(JSON.stringify(document), 'alert');
+    checkAlertSize(JSON.stringify(document), 'alert');
     const index = await this.#access.index();
     const answer = await runRequest('store', 'alerts', () =>
       this.#access.client.create({ index, id: alertId(alert.id), document }, { ignore: [409] }),
     );
-    if ((answer as { status?: number }).status === 409 || answer.result === undefined) {
-      throw new ValidationError('alert', [{ path: 'id', message: `an alert with id ${alert.id} is already stored` }]);
-    }
+    if ((answer as { status?: number }).status === 409 || answer.result === undefined) throw alreadyStored(alert.id);
     this.#access.refresh.written('alerts');
     return alert;
   }
@@ -104,15 +99,10 @@ export class SearchAlertStore implements AlertStore {
   }
 
   async #page(query: AlertQuery, filter: estypes.QueryDslQueryContainer[]): Promise<AlertPage> {
-    const limit = Math.min(Math.max(Math.trunc(query.limit ?? 50), 1), MAX_PAGE);
-    if (query.minSeverity !== undefined) filter.push({ range: { rank: { gte: rankOf(query.minSeverity) } } });
-    if (query.since !== undefined) {
-      if (!(query.since instanceof Date) || Number.isNaN(query.since.getTime())) {
-        throw new ValidationError('alert query', [{ path: 'since', message: 'expected a valid Date' }]);
-      }
-      filter.push({ range: { time: { gte: query.since.toISOString() } } });
-    }
-    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+    const { limit, minRank, since } = alertPageQuery(query);
+    if (minRank !== undefined) filter.push({ range: { rank: { gte: minRank } } });
+    if (since !== undefined) filter.push({ range: { time: { gte: since.toISOString() } } });
+    const after = query.cursor === undefined ? undefined : decodeAlertCursor(query.cursor, '[0-9a-zA-Z_-]{1,40}');
     const index = await this.#access.index();
     await this.#access.refresh.beforeSearch('alerts');
     const answer = await runRequest('query', 'alerts', () =>
@@ -130,13 +120,12 @@ export class SearchAlertStore implements AlertStore {
     const last = page.at(-1);
     return {
       items: page.map((hit) => toAlert(hit._source as AlertSource)),
-      ...(hits.length > limit && last ? { nextCursor: encodeCursor(last._source as AlertSource) } : {}),
+      ...(hits.length > limit && last ? { nextCursor: cursorAfter(last._source as AlertSource) } : {}),
     };
   }
 
   async updateDeliveries(id: string, deliveries: readonly AlertDelivery[]): Promise<Alert | undefined> {
-    const parsed = parseRecord(DeliveriesSchema, deliveries, 'alert deliveries');
-    checkSize(JSON.stringify(parsed), 'alert deliveries');
+    const parsed = parseDeliveries(deliveries);
     if (typeof id !== 'string' || id.length === 0) return undefined;
     const index = await this.#access.index();
     // A partial update (no script): arrays are replaced as a whole, so `deliveries` becomes exactly `parsed`.
@@ -164,44 +153,10 @@ function alertId(id: string): string {
   return createHash('sha256').update(id).digest('base64url');
 }
 
-function hasPending(deliveries: readonly AlertDelivery[]): boolean {
-  return deliveries.some((delivery) => delivery.status === 'pending');
-}
-
 function toAlert(source: AlertSource): Alert {
   return { ...source.alert, deliveries: source.deliveries };
 }
 
-function checkSize(json: string, subject: string): void {
-  // A UTF-16 unit is at most 3 UTF-8 bytes; count the bytes only when that bound is too high.
-  if (json.length * 3 <= MAX_ALERT_BYTES) return;
-  const bytes = Buffer.byteLength(json, 'utf8');
-  if (bytes > MAX_ALERT_BYTES) {
-    throw new ValidationError(subject, [
-      { path: '', message: `${bytes} bytes as JSON, larger than the store keeps (${MAX_ALERT_BYTES} bytes)` },
-    ]);
-  }
-}
-
-function rankOf(severity: unknown): number {
-  const rank = typeof severity === 'string' ? SEVERITIES.indexOf(severity.toLowerCase() as never) : -1;
-  if (rank < 0) {
-    throw new ValidationError('alert query', [
-      { path: 'minSeverity', message: `expected one of ${SEVERITIES.join(', ')}, got ${JSON.stringify(severity)}` },
-    ]);
-  }
-  return rank;
-}
-
-function encodeCursor(source: AlertSource): string {
-  return `${Date.parse(source.time).toString(36)}.${source.seq}`;
-}
-
-function decodeCursor(cursor: string): { time: number; seq: string } {
-  const match = typeof cursor === 'string' ? /^(-?[0-9a-z]{1,12})\.([0-9a-zA-Z_-]{1,40})$/.exec(cursor) : null;
-  const time = match ? Number.parseInt(match[1] as string, 36) : Number.NaN;
-  if (!match || !Number.isSafeInteger(time)) {
-    throw new ValidationError('alert query', [{ path: 'cursor', message: 'not a cursor this store issued' }]);
-  }
-  return { time, seq: match[2] as string };
+function cursorAfter(source: AlertSource): string {
+  return encodeAlertCursor(Date.parse(source.time), source.seq);
 }
