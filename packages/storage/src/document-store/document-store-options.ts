@@ -47,6 +47,12 @@ const documentStoreShape = {
   maxResults: z.int().min(1).max(100_000).default(10_000),
   /** How long an operation waits for a server to answer before it fails, in ms (the driver's server selection). */
   timeoutMs: z.int().min(100).max(600_000).default(10_000),
+  /**
+   * How long a command may wait for the server's reply once sent, in ms (the driver's `socketTimeoutMS`): past it the
+   * connection is closed and the call fails, retryable, rather than wait for ever on a server that took the command
+   * and never answers (FerretDB 1.x has commands it never answers).
+   */
+  operationTimeoutMs: z.int().min(100).max(3_600_000).default(60_000),
 };
 
 /** `new DocumentStoreStorage(options)`: the documented `{uri, database, collections}` and a few of our own. */

@@ -29,6 +29,8 @@ describeWithFerretDB('FerretDB stopped mid-run and started again', () => {
       database,
       collections: { threats: 'threats', campaigns: 'campaigns', indicators: 'indicators' },
       timeoutMs: 1_000,
+      // A command the stopping server took and never answered fails, rather than hold the writer for ever.
+      operationTimeoutMs: 5_000,
     });
     const acknowledged: string[] = [];
     let refused = 0;
@@ -91,6 +93,7 @@ describeWithFerretDB('FerretDB stopped mid-run and started again', () => {
             uri: server.uri,
             database,
             timeoutMs: 1_000,
+            operationTimeoutMs: 5_000,
             batching: { maxDelayMs: 20, maxBatch: 50, retryDelayMs: 100, maxRetryDelayMs: 500 },
           },
         },

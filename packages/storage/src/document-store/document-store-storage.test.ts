@@ -1,5 +1,7 @@
+import { connect, createServer, type Socket } from 'node:net';
 import { ConfigurationError, ValidationError } from '@threatlib/core';
 import { ManualClock } from '@threatlib/core/testing';
+import { BSON } from 'mongodb';
 import { afterAll, afterEach, expect, it } from 'vitest';
 import {
   describeWithFerretDB,
@@ -260,6 +262,25 @@ describeWithFerretDB('DocumentStoreStorage on FerretDB', () => {
     ).rejects.toThrow(/results\.\$where: a field name may not start with "\$"/);
   });
 
+  it('fails a command the server took and never answers after operationTimeoutMs, retryable, and goes on after', async () => {
+    // A relay to FerretDB that swallows every insert while `swallow` is set: the server never sees it, never answers.
+    const relay = await swallowingRelay(27018);
+    try {
+      const { storage } = makeStorage('stalled', {}, { uri: relay.uri, operationTimeoutMs: 500 });
+      const record = { indicator: 'x.example', results: { confidence: 1 }, scanDate: new Date(), ttl: 60 };
+      await storage.store('threats', record);
+      relay.swallow = true;
+      const started = Date.now();
+      const error = await storage.store('threats', record).catch((e: unknown) => e);
+      expect(error).toMatchObject({ name: 'StorageError', operation: 'store', isRetryable: true });
+      expect(Date.now() - started).toBeLessThan(5_000);
+      relay.swallow = false;
+      await expect(storage.store('threats', record)).resolves.toMatchObject({ id: expect.any(String) });
+    } finally {
+      await relay.close();
+    }
+  }, 20_000);
+
   it('reports a server it cannot reach as a StorageError naming the operation, without the credentials', async () => {
     const storage = new DocumentStoreStorage({
       uri: 'mongodb://user:s3cret@127.0.0.1:1/?authSource=admin',
@@ -292,3 +313,39 @@ it('refuses invalid options, naming each, without echoing the connection string'
   expect((error as ConfigurationError).issues.map((i) => i.path)).toEqual(['uri', 'database', 'collections.threats']);
   expect((error as Error).message).not.toContain('s3cret');
 });
+
+/** A loopback relay to FerretDB on `port` that, while `swallow` is set, drops every `insert` command it is sent. */
+async function swallowingRelay(port: number): Promise<{ uri: string; swallow: boolean; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const relay = { uri: '', swallow: false, close: async () => {} };
+  const server = createServer((client) => {
+    const upstream = connect({ host: '127.0.0.1', port });
+    sockets.add(client).add(upstream);
+    for (const socket of [client, upstream]) socket.on('error', () => [client, upstream].forEach((s) => s.destroy()));
+    let pending = Buffer.alloc(0);
+    client.on('data', (chunk: Buffer) => {
+      pending = Buffer.concat([pending, chunk]);
+      while (pending.length >= 4 && pending.length >= pending.readInt32LE(0)) {
+        const message = pending.subarray(0, pending.readInt32LE(0));
+        pending = pending.subarray(message.length);
+        if (!(relay.swallow && commandOf(message) === 'insert')) upstream.write(message);
+      }
+    });
+    upstream.pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  relay.uri = `mongodb://127.0.0.1:${(server.address() as { port: number }).port}/?directConnection=true`;
+  relay.close = async () => {
+    for (const socket of sockets) socket.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+  return relay;
+}
+
+/** The command name of an OP_MSG (its body section's first key), or undefined for another opcode. */
+function commandOf(message: Buffer): string | undefined {
+  // Header (16 bytes), flag bits (4), then section kind 0: the body document.
+  if (message.readInt32LE(12) !== 2013 || message[20] !== 0) return undefined;
+  const length = message.readInt32LE(21);
+  return Object.keys(BSON.deserialize(message.subarray(21, 21 + length)))[0];
+}

@@ -128,6 +128,7 @@ export class DocumentStoreStorage implements ThreatStorage {
     this.client = new MongoClient(this.options.uri, {
       serverSelectionTimeoutMS: this.options.timeoutMs,
       connectTimeoutMS: this.options.timeoutMs,
+      socketTimeoutMS: this.options.operationTimeoutMs,
       appName: 'threatlib',
       ...runtime.driverOptions,
     });
