@@ -321,7 +321,11 @@ async function swallowingRelay(port: number): Promise<{ uri: string; swallow: bo
   const server = createServer((client) => {
     const upstream = connect({ host: '127.0.0.1', port });
     sockets.add(client).add(upstream);
-    for (const socket of [client, upstream]) socket.on('error', () => [client, upstream].forEach((s) => s.destroy()));
+    const destroy = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    for (const socket of [client, upstream]) socket.on('error', destroy);
     let pending = Buffer.alloc(0);
     client.on('data', (chunk: Buffer) => {
       pending = Buffer.concat([pending, chunk]);
