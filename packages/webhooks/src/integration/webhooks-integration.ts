@@ -81,6 +81,7 @@ const SERVER_KEYS = [
   'maxConnectionsPerAddress',
   'rateLimit',
   'failedSignatureLimit',
+  'pathEvents',
 ] as const;
 
 /**
