@@ -13,7 +13,7 @@ import type {
   EndpointDeliveryStats,
   OutgoingDeliveryStats,
 } from './delivery-record.js';
-import { derivedMessageId, newMessageId } from './message-id.js';
+import { derivedMessageId, messageIdProblem, newMessageId } from './message-id.js';
 import { FileOutbox } from './outbox/file-outbox.js';
 import { type OutboxEntry, outboxKey, type WebhookOutbox } from './outbox/outbox.js';
 import { makeEndpoint, type OutgoingEndpoint, type OutgoingWebhookDefinition } from './outgoing-endpoint.js';
@@ -57,7 +57,10 @@ export interface OutgoingRuntime {
 
 /** Options of one {@link OutgoingWebhooks.trigger}. */
 export interface TriggerOptions {
-  /** The `webhook-id` to send (default a new random one); a message made again from the same facts reuses its id. */
+  /**
+   * The `webhook-id` to send (default a new random one); a message made again from the same facts reuses its id. 1 to
+   * 256 printable ASCII characters without spaces: it is sent as a header.
+   */
   messageId?: string;
 }
 
@@ -171,12 +174,16 @@ export class OutgoingWebhooks {
    * then POSTed. Resolves once each endpoint's first attempt has ended, with one result per endpoint (none listing
    * the event: an empty array). Opens the outbox first if `start()` has not.
    *
-   * @throws {WebhookError} when the event name or data cannot be sent (not JSON), the outbox is full, or the manager
-   *   is stopping.
+   * @throws {WebhookError} when the event name, the message id (not a header value) or the data (not JSON) cannot be
+   *   sent, the outbox is full, or the manager is stopping. Nothing is kept when it throws.
    */
   async trigger(eventName: string, data: unknown, options: TriggerOptions = {}): Promise<DeliveryResult[]> {
     if (typeof eventName !== 'string' || eventName.length === 0 || eventName.length > 200) {
       throw new WebhookError('deliver', 'expected an event name of 1 to 200 characters');
+    }
+    const idProblem = options.messageId === undefined ? undefined : messageIdProblem(options.messageId);
+    if (idProblem !== undefined) {
+      throw new WebhookError('deliver', `the messageId of "${eventName}" ${idProblem}; nothing was sent`);
     }
     const targets = [...this.#endpoints.values()].filter((endpoint) => endpoint.events.has(eventName));
     if (targets.length === 0) return [];
@@ -515,6 +522,13 @@ export class OutgoingWebhooks {
       case 'blocked':
         this.#counters(entry.endpoint).blocked += 1;
         this.#runtime.logger.warn({ endpoint: endpoint.name }, `outgoing webhook "${endpoint.name}": ${outcome.error}`);
+        this.#finish(entry, 'failed', { error: outcome.error }, delivery);
+        return;
+      case 'unsendable':
+        this.#runtime.logger.warn(
+          { endpoint: endpoint.name, messageId: JSON.stringify(entry.messageId.slice(0, 100)) },
+          `outgoing webhook "${endpoint.name}": delivery failed for good: ${outcome.error}`,
+        );
         this.#finish(entry, 'failed', { error: outcome.error }, delivery);
         return;
       case 'failed': {
