@@ -1,7 +1,8 @@
-import { InvalidIndicatorError, type Logger, ValidationError } from '@threatlib/core';
+import { InvalidIndicatorError, type Logger, parseRecord, ValidationError } from '@threatlib/core';
 import type { Clock } from '@threatlib/core/integration';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { WebhookError } from '../errors/webhook-error.js';
+import { INCOMING_DATA_SCHEMAS } from '../events/documented-events.js';
 import { GithubScheme } from './github-scheme.js';
 import { DEFAULT_REPLAY_WINDOW_SECONDS, type ResolvedIncomingOptions, secretBytes } from './incoming-options.js';
 import { LogThrottle } from './log-throttle.js';
@@ -283,7 +284,7 @@ export class IncomingWebhooks {
     }
   }
 
-  /** Runs `handlers` of `event` with `data`; never throws. */
+  /** Runs `handlers` of `event` with `data`, once its data is what the event documents; never throws. */
   async #dispatch(
     request: FastifyRequest,
     event: string,
@@ -291,7 +292,9 @@ export class IncomingWebhooks {
     data: unknown,
   ): Promise<Outcome> {
     try {
-      for (const handler of handlers) await handler(data);
+      const schema = INCOMING_DATA_SCHEMAS.get(event);
+      const checked = schema === undefined ? data : parseRecord(schema, data, `${event} data`);
+      for (const handler of handlers) await handler(checked);
     } catch (error) {
       if (ValidationError.isInstance(error) || InvalidIndicatorError.isInstance(error)) {
         this.#stats.rejected++;

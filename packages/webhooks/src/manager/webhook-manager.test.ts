@@ -409,6 +409,31 @@ describe('WebhookManager receiving: one signed message runs the handlers of one 
     expect((await post(base, '/webhooks', signed(update('d.example')))).status).toBe(204);
     expect(seen).toEqual([{ indicator: 'a.example' }, { indicator: 'b.example' }, { indicator: 'd.example' }]);
   });
+
+  it('checks the documented data of threat-update before any handler runs: an indicator string (400 otherwise)', async () => {
+    const { manager, base } = await started();
+    const seen: unknown[] = [];
+    manager.on('threat-update', (data) => void seen.push(data.indicator));
+    const problem = async (payload: unknown) => {
+      const response = await post(base, '/webhooks', signed(payload));
+      return { status: response.status, detail: ((await response.json()) as { detail: string }).detail };
+    };
+    expect(await problem({ type: 'threat-update', data: { host: 'evil.example' } })).toEqual({
+      status: 400,
+      detail: 'Invalid threat-update data: indicator: required: the indicator (a string); got nothing',
+    });
+    expect(await problem({ type: 'threat-update', data: { indicator: 42 } })).toEqual({
+      status: 400,
+      detail: 'Invalid threat-update data: indicator: required: the indicator (a string); got a number',
+    });
+    expect(await problem({ type: 'threat-update', data: 'evil.example' })).toEqual({
+      status: 400,
+      detail: 'Invalid threat-update data: (root): expected an object with an indicator; got a string',
+    });
+    expect(seen).toEqual([]);
+    expect((await post(base, '/webhooks', signed(update('evil.example')))).status).toBe(204);
+    expect(seen).toEqual(['evil.example']);
+  });
 });
 
 describe('WebhookManager receiving (GitHub)', () => {

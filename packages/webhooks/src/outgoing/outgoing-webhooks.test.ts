@@ -395,6 +395,36 @@ describe('trigger refuses what it cannot send', () => {
     expect(webhooks.deliveryStats).toMatchObject({ pending: 0, retried: 0, failed: 1 });
     expect(target.requests).toHaveLength(0);
   });
+
+  it('warns once per event name that no outgoing webhook lists, through its logger', async () => {
+    const lines: Array<{ obj: object; msg: string | undefined }> = [];
+    const logger = {
+      debug() {},
+      info() {},
+      warn: (obj: object, msg?: string) => void lines.push({ obj, msg }),
+      error() {},
+    };
+    const target = await receiver();
+    const webhooks = manager({ allowPrivateNetworks: true }, { logger });
+    expect(await webhooks.trigger('unknown-event', THREAT)).toEqual([]);
+    expect(lines).toEqual([
+      {
+        obj: { category: 'integration', event: 'unknown-event' },
+        msg: 'trigger("unknown-event") sent nothing: no outgoing webhook lists this event (none is registered); said once per event name',
+      },
+    ]);
+    webhooks.addOutgoing({ name: 'soc', url: target.url(), events: ['high-confidence-threat', 'threat-report'] });
+    expect(await webhooks.trigger('unknown-event', THREAT)).toEqual([]);
+    expect(await webhooks.trigger('high-confidense-threat', THREAT)).toEqual([]);
+    expect(lines.map((line) => line.msg)).toEqual([
+      expect.stringContaining('"unknown-event"'),
+      'trigger("high-confidense-threat") sent nothing: no outgoing webhook lists this event (the events listed: high-confidence-threat, threat-report); said once per event name',
+    ]);
+    // A documented event nobody subscribed to, and a listed one, are not warned about.
+    expect(await webhooks.trigger('campaign-detected', { campaign: 'cmp_1' })).toEqual([]);
+    expect(await webhooks.trigger('threat-report', THREAT)).toHaveLength(1);
+    expect(lines).toHaveLength(2);
+  });
 });
 
 describe('the outbox', () => {
