@@ -3,6 +3,7 @@ import type { Clock } from '@threatlib/core/integration';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { WebhookError } from '../errors/webhook-error.js';
 import { INCOMING_DATA_SCHEMAS } from '../events/documented-events.js';
+import { type EventBinding, eventOfRequest, shorten } from './event-binding.js';
 import { GithubScheme } from './github-scheme.js';
 import { DEFAULT_REPLAY_WINDOW_SECONDS, type ResolvedIncomingOptions, secretBytes } from './incoming-options.js';
 import { LogThrottle } from './log-throttle.js';
@@ -88,8 +89,8 @@ export class IncomingWebhooks {
   readonly #runtime: IncomingRuntime;
   readonly #scheme: SignatureScheme | undefined;
   readonly #handlers = new Map<string, IncomingHandler[]>();
-  /** `server.pathEvents`: the sub-paths served and the event each delivers; undefined when not configured. */
-  readonly #pathEvents: ReadonlyMap<string, string> | undefined;
+  /** What decides the event of a request: `server.pathEvents`, and whether the scheme signs the body only. */
+  readonly #binding: EventBinding;
   readonly #replays: ReplayCache<Outcome>;
   readonly #stats: IncomingStats = { handled: 0, replayed: 0, unauthorized: 0, limited: 0, rejected: 0, failed: 0 };
   #failures: FailureLimiter | undefined;
@@ -105,7 +106,11 @@ export class IncomingWebhooks {
     this.#evictionLog = new LogThrottle(runtime.clock, REFUSAL_LOG_INTERVAL_MS);
     this.#replays = new ReplayCache(options.limits.replayCacheSize, () => this.#logEarlyEviction());
     const pathEvents = options.server.pathEvents;
-    this.#pathEvents = pathEvents === undefined ? undefined : new Map(Object.entries(pathEvents));
+    this.#binding = {
+      pathEvents: pathEvents === undefined ? undefined : new Map(Object.entries(pathEvents)),
+      bodyOnly: options.authentication?.scheme === 'github',
+      path: options.server.path,
+    };
     const authentication = options.authentication;
     if (authentication) {
       const secrets = Array.isArray(authentication.secret) ? authentication.secret : [authentication.secret];
@@ -277,7 +282,8 @@ export class IncomingWebhooks {
   #read(request: FastifyRequest, body: Buffer): Reading {
     try {
       const message = webhookMessage(readJsonBody(body, this.#options.limits.jsonDepth));
-      return { event: this.#eventOf(request, message), data: message.data };
+      const segment = (request.params as { event?: string } | undefined)?.event;
+      return { event: eventOfRequest(segment, message, this.#binding), data: message.data };
     } catch (error) {
       if (error instanceof WebhookProblemError) return { problem: error.problem };
       throw error;
@@ -325,64 +331,6 @@ export class IncomingWebhooks {
     }
     this.#stats.handled++;
     return { status: 204 };
-  }
-
-  /**
-   * The event a request is for, from what the configuration binds or the signature covers:
-   * - `POST <path>/<segment>` with `server.pathEvents`: the event bound to `<segment>` (404 for a segment not listed);
-   * - `POST <path>/<eventName>` without it: `<eventName>`, but only under the Standard Webhooks scheme for a bare
-   *   payload (the message's id is signed, and a message runs for one event only: see the replay cache); under the
-   *   `github` scheme the path is not trusted for a bare payload (GitHub signs only the body);
-   * - `POST <path>`: the payload's `type` (signed with the body).
-   * A Standard Webhooks envelope's `type` must agree with the path's event. `X-GitHub-Event` is never read: it is not
-   * signed.
-   *
-   * @throws {WebhookProblemError} 400 when no event is named or the path and the envelope disagree; 404 for a path
-   *   that names no valid or bound event.
-   */
-  #eventOf(request: FastifyRequest, message: ReturnType<typeof webhookMessage>): string {
-    const segment = (request.params as { event?: string } | undefined)?.event;
-    const github = this.#options.authentication?.scheme === 'github';
-    if (segment !== undefined) {
-      const bound = this.#pathEvents?.get(segment);
-      if (bound === undefined && (this.#pathEvents !== undefined || !EVENT_NAME.test(segment))) {
-        throw new WebhookProblemError({
-          type: WEBHOOK_PROBLEM_TYPES.notFound,
-          title: 'Unknown event',
-          status: 404,
-          detail:
-            this.#pathEvents === undefined
-              ? 'the path names no valid event (letters, digits, ".", "_", ":" and "-", at most 100)'
-              : 'no event is bound to this path (server.pathEvents lists the paths served)',
-        });
-      }
-      const event = bound ?? segment;
-      if (message.envelope) {
-        if (message.type !== event) {
-          throw invalidEvent(
-            `the path names the event "${event}" but the payload's type is ${JSON.stringify(shorten(message.type ?? ''))}`,
-          );
-        }
-        return event;
-      }
-      if (bound === undefined && github) {
-        throw invalidEvent(
-          `GitHub signs neither the path nor X-GitHub-Event, so neither can name the event: bind the path to its event with server.pathEvents ({"${segment}": "<event>"})`,
-        );
-      }
-      return event;
-    }
-    if (message.type !== undefined) {
-      if (!EVENT_NAME.test(message.type)) {
-        throw invalidEvent('the payload\'s "type" is not an event name (letters, digits, ".", "_", ":" and "-")');
-      }
-      return message.type;
-    }
-    throw invalidEvent(
-      github
-        ? `the payload names no event, and GitHub signs neither the path nor X-GitHub-Event: bind a path to its event with server.pathEvents and POST to ${this.#options.server.path}/<that path>`
-        : `the payload names no event: send {"type": "<event>", "data": {...}}, or POST to ${this.#options.server.path}/<event>`,
-    );
   }
 
   /** Fastify's own refusals (body too large, media type, framing) and anything unexpected, as problem answers. */
@@ -470,20 +418,7 @@ function answer(reply: FastifyReply, request: FastifyRequest, problem: WebhookPr
     .send({ ...problem, instance: request.url.split('?')[0] });
 }
 
-function invalidEvent(detail: string): WebhookProblemError {
-  return new WebhookProblemError({
-    type: WEBHOOK_PROBLEM_TYPES.validation,
-    title: 'Invalid event',
-    status: 400,
-    detail,
-  });
-}
-
 function messageIdOf(request: FastifyRequest): string | undefined {
   const id = request.headers['webhook-id'] ?? request.headers['x-github-delivery'];
   return typeof id === 'string' ? shorten(id) : undefined;
-}
-
-function shorten(text: string, max = 100): string {
-  return text.length <= max ? text : `${text.slice(0, max)}…`;
 }
