@@ -44,8 +44,8 @@ export interface IncomingStats {
    */
   limited: number;
   /**
-   * Signed requests refused for their payload or event (4xx): a message received before for another event (409)
-   * included.
+   * Requests refused for their payload or event (4xx), once signed, or for a header the scheme requires besides the
+   * signature (`X-GitHub-Delivery`, 400): a message received before for another event (409) included.
    */
   rejected: number;
   /** Requests a handler threw on (5xx). */
