@@ -1,16 +1,25 @@
 export { WebhookError, type WebhookOperation } from './errors/webhook-error.js';
 export {
+  CAMPAIGN_DETECTED_EVENT,
+  HIGH_CONFIDENCE_THREAT_EVENT,
+  type HighConfidenceThreatData,
+  type IncomingEventMap,
+  type OutgoingEventMap,
+  THREAT_UPDATE_EVENT,
+  type ThreatUpdateData,
+} from './events/documented-events.js';
+export {
   DEFAULT_BODY_LIMIT,
   DEFAULT_JSON_DEPTH_LIMIT,
   DEFAULT_REPLAY_CACHE_SIZE,
+  DEFAULT_REPLAY_WINDOW_SECONDS,
   DEFAULT_TOLERANCE_SECONDS,
   DEFAULT_WEBHOOK_PATH,
   type IncomingOptions,
 } from './incoming/incoming-options.js';
 export type { IncomingHandler, IncomingStats } from './incoming/incoming-webhooks.js';
-export { THREAT_UPDATE_EVENT, type ThreatUpdateOptions } from './integration/threat-update.js';
+export type { ThreatUpdateOptions } from './integration/threat-update.js';
 export {
-  CAMPAIGN_DETECTED_EVENT,
   createWebhooksIntegration,
   registerWebhooks,
   WebhooksIntegration,
@@ -35,8 +44,4 @@ export {
   DEFAULT_RETRY_SCHEDULE,
   type OutgoingOptions,
 } from './outgoing/outgoing-options.js';
-export {
-  DEFAULT_HIGH_CONFIDENCE,
-  HIGH_CONFIDENCE_THREAT_EVENT,
-  type TriggerOptions,
-} from './outgoing/outgoing-webhooks.js';
+export { DEFAULT_HIGH_CONFIDENCE, type TriggerOptions } from './outgoing/outgoing-webhooks.js';

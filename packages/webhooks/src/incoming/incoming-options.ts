@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EVENT_NAME } from './webhook-payload.js';
 
 /** How far a `webhook-timestamp` may be from now, either way, before the request is refused (5 minutes). */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
@@ -10,10 +11,19 @@ export const DEFAULT_JSON_DEPTH_LIMIT = 32;
 export const DEFAULT_REPLAY_CACHE_SIZE = 100_000;
 /** Where the webhook routes are served when `server.path` is not given. */
 export const DEFAULT_WEBHOOK_PATH = '/webhooks';
+/**
+ * How long a message received under the `github` scheme is remembered, in seconds (a day): GitHub signs no time, so
+ * this is the only bound on replaying a captured request. GitHub's own redelivery (same body) within it is answered
+ * without running the handler again when the first delivery succeeded.
+ */
+export const DEFAULT_REPLAY_WINDOW_SECONDS = 86_400;
 /** Fewest bytes a signing secret may have: below 128 bits an HMAC key can be guessed. */
 export const MIN_SECRET_BYTES = 16;
 
 const WHSEC_PREFIX = 'whsec_';
+/** A path segment `server.pathEvents` binds; never a name that would reach an object's prototype. */
+const PATH_SEGMENT = /^(?!(?:__proto__|constructor|prototype)$)[A-Za-z0-9._~-]{1,100}$/;
+const MAX_PATH_EVENTS = 100;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /**
@@ -42,6 +52,14 @@ export function secretBytes(secret: string): Buffer {
   return secret.startsWith(WHSEC_PREFIX)
     ? Buffer.from(secret.slice(WHSEC_PREFIX.length), 'base64')
     : Buffer.from(secret, 'utf8');
+}
+
+/** Refuses an own `__proto__` key, which zod's `record` drops without a word (a binding silently lost). */
+function refuseProtoKey(value: unknown, context: z.RefinementCtx): unknown {
+  if (typeof value === 'object' && value !== null && Object.hasOwn(value, '__proto__')) {
+    context.addIssue({ code: 'custom', path: ['__proto__'], message: `expected a path segment, not __proto__` });
+  }
+  return value;
 }
 
 /** A per-address limit: at most `max` within `windowMs` (`false` turns it off). */
@@ -80,6 +98,41 @@ const serverSchema = z
       .string()
       .regex(/^(\/[A-Za-z0-9._~-]+)+$/, { error: 'expected a path such as "/webhooks"' })
       .default(DEFAULT_WEBHOOK_PATH),
+    /**
+     * Sub-paths bound to events: `{'github-push': 'threat-update'}` makes `POST <path>/github-push` deliver
+     * `threat-update`, whatever the request's headers say (an envelope's `type` must agree). With it, only the sub-paths
+     * listed are served. Required to receive bare GitHub payloads: GitHub signs neither the path nor `X-GitHub-Event`.
+     */
+    pathEvents: z
+      .preprocess(
+        refuseProtoKey,
+        z.record(
+          z.string(),
+          z.string().regex(EVENT_NAME, {
+            error:
+              'expected an event name: letters, digits, ".", "_", ":" and "-", at most 100, starting with a letter or digit',
+          }),
+          {
+            error: (issue) =>
+              issue.code === 'invalid_type' ? 'expected {"<path segment>": "<event name>"}' : undefined,
+          },
+        ),
+      )
+      .superRefine((events, context) => {
+        const segments = Object.keys(events);
+        if (segments.length > MAX_PATH_EVENTS) {
+          context.addIssue({ code: 'custom', message: `at most ${MAX_PATH_EVENTS} paths; got ${segments.length}` });
+        }
+        for (const segment of segments.filter((key) => !PATH_SEGMENT.test(key))) {
+          context.addIssue({
+            code: 'custom',
+            path: [segment],
+            message:
+              'expected a path segment: letters, digits, ".", "_", "~" and "-", at most 100 (not constructor or prototype)',
+          });
+        }
+      })
+      .optional(),
     /** Most ms a request (headers and body) may take to arrive on the manager's own server (default 30000). */
     requestTimeoutMs: z.int().min(1_000).max(600_000).default(30_000),
     /** Most ms the request line and headers may take (a connection sending nothing included); default 10000. */
@@ -111,23 +164,40 @@ const serverSchema = z
     }
   });
 
-const authenticationSchema = z.strictObject({
-  type: z.literal('hmac', { error: 'expected "hmac"' }),
-  /**
-   * The shared secret, or several (a rotation: a request signed with any is accepted). `whsec_<base64>` is a
-   * Standard Webhooks secret; any other string is used as its UTF-8 bytes.
-   */
-  secret: z.union([secretSchema, z.array(secretSchema).min(1).max(10)], {
-    error: 'expected the shared secret: a string, or an array of at most 10 while rotating',
-  }),
-  /**
-   * `standard-webhooks` (default): `webhook-id`, `webhook-timestamp` and `webhook-signature: v1,<base64>` over
-   * `id.timestamp.body`. `github`: `X-Hub-Signature-256: sha256=<hex>` over the body.
-   */
-  scheme: z.enum(['standard-webhooks', 'github']).default('standard-webhooks'),
-  /** How many seconds a `webhook-timestamp` may be from now, either way (default 300). */
-  toleranceSeconds: z.int().min(1).max(86_400).default(DEFAULT_TOLERANCE_SECONDS),
-});
+const authenticationSchema = z
+  .strictObject({
+    type: z.literal('hmac', { error: 'expected "hmac"' }),
+    /**
+     * The shared secret, or several (a rotation: a request signed with any is accepted). `whsec_<base64>` is a
+     * Standard Webhooks secret; any other string is used as its UTF-8 bytes.
+     */
+    secret: z.union([secretSchema, z.array(secretSchema).min(1).max(10)], {
+      error: 'expected the shared secret: a string, or an array of at most 10 while rotating',
+    }),
+    /**
+     * `standard-webhooks` (default): `webhook-id`, `webhook-timestamp` and `webhook-signature: v1,<base64>` over
+     * `id.timestamp.body`. `github`: `X-Hub-Signature-256: sha256=<hex>` over the body.
+     */
+    scheme: z.enum(['standard-webhooks', 'github']).default('standard-webhooks'),
+    /** How many seconds a `webhook-timestamp` may be from now, either way (default 300). */
+    toleranceSeconds: z.int().min(1).max(86_400).default(DEFAULT_TOLERANCE_SECONDS),
+    /**
+     * `github` only: how many seconds a message (known by a digest of its body) is remembered after it was received
+     * (default 86400, at most 30 days): a replay within it runs nothing. A Standard Webhooks message is remembered while
+     * its timestamp is within `toleranceSeconds`, after which its signature no longer verifies.
+     */
+    replayWindowSeconds: z.int().min(60).max(2_592_000).optional(),
+  })
+  .superRefine((authentication, context) => {
+    if (authentication.replayWindowSeconds !== undefined && authentication.scheme !== 'github') {
+      context.addIssue({
+        code: 'custom',
+        path: ['replayWindowSeconds'],
+        message:
+          'only for scheme "github": a Standard Webhooks message is remembered while its timestamp is within toleranceSeconds',
+      });
+    }
+  });
 
 const limitsSchema = z.strictObject({
   /** Largest request body, in bytes (default 1 MiB); a larger one gets 413 before it is read in full. */

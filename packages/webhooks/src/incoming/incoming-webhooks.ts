@@ -1,11 +1,14 @@
-import { InvalidIndicatorError, type Logger, ValidationError } from '@threatlib/core';
+import { InvalidIndicatorError, type Logger, parseRecord, ValidationError } from '@threatlib/core';
 import type { Clock } from '@threatlib/core/integration';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { WebhookError } from '../errors/webhook-error.js';
+import { INCOMING_DATA_SCHEMAS } from '../events/documented-events.js';
+import { type EventBinding, eventOfRequest, shorten } from './event-binding.js';
 import { GithubScheme } from './github-scheme.js';
-import { type ResolvedIncomingOptions, secretBytes } from './incoming-options.js';
+import { DEFAULT_REPLAY_WINDOW_SECONDS, type ResolvedIncomingOptions, secretBytes } from './incoming-options.js';
+import { LogThrottle } from './log-throttle.js';
 import { UNAUTHORIZED, WEBHOOK_PROBLEM_TYPES, type WebhookProblem, WebhookProblemError } from './problem.js';
-import { ReplayCache } from './replay-cache.js';
+import { ReplayCache, type ReplayOutcome } from './replay-cache.js';
 import { securityHeaders } from './security-headers.js';
 import type { SignatureScheme } from './signature-scheme.js';
 import { StandardWebhooksScheme } from './standard-webhooks-scheme.js';
@@ -28,7 +31,10 @@ export interface IncomingRuntime {
 export interface IncomingStats {
   /** Requests whose handlers all resolved. */
   handled: number;
-  /** Requests repeating a message id already handled (or being handled): answered without running a handler. */
+  /**
+   * Requests repeating a message already handled (or being handled) for the same event: answered without running a
+   * handler.
+   */
   replayed: number;
   /** Requests refused for their signature (401). */
   unauthorized: number;
@@ -37,14 +43,15 @@ export interface IncomingStats {
    * signatures failed too often (only on the manager's own server).
    */
   limited: number;
-  /** Signed requests refused for their payload or event (4xx). */
+  /**
+   * Requests refused for their payload or event (4xx), once signed, or for a header the scheme requires besides the
+   * signature (`X-GitHub-Delivery`, 400): a message received before for another event (409) included.
+   */
   rejected: number;
   /** Requests a handler threw on (5xx). */
   failed: number;
 }
 
-/** How long a GitHub delivery id is remembered: GitHub signs no time, so this is the only bound on replays. */
-export const GITHUB_REPLAY_WINDOW_SECONDS = 86_400;
 /** Media types taken: `application/json` and any `application/<something>+json`, with parameters. */
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.-]+\+)?json\s*(?:;|$)/i;
 /** At most one log line about refused signatures per this many ms (a flood of forgeries must not flood the log). */
@@ -54,6 +61,9 @@ interface Outcome {
   status: number;
   problem?: WebhookProblem;
 }
+
+/** A signed payload read: the event it is for and the data its handlers get, or why it is refused. */
+type Reading = { event: string; data: unknown } | { problem: WebhookProblem };
 
 /**
  * Counts requests whose signature failed, per client address: `@fastify/rate-limit`'s `createRateLimit()`. Asked with
@@ -79,16 +89,28 @@ export class IncomingWebhooks {
   readonly #runtime: IncomingRuntime;
   readonly #scheme: SignatureScheme | undefined;
   readonly #handlers = new Map<string, IncomingHandler[]>();
+  /** What decides the event of a request: `server.pathEvents`, and whether the scheme signs the body only. */
+  readonly #binding: EventBinding;
   readonly #replays: ReplayCache<Outcome>;
   readonly #stats: IncomingStats = { handled: 0, replayed: 0, unauthorized: 0, limited: 0, rejected: 0, failed: 0 };
   #failures: FailureLimiter | undefined;
-  #refusalsUnlogged = 0;
-  #lastRefusalLog = Number.NEGATIVE_INFINITY;
+  readonly #refusalLog: LogThrottle;
+  readonly #conflictLog: LogThrottle;
+  readonly #evictionLog: LogThrottle;
 
   constructor(options: ResolvedIncomingOptions, runtime: IncomingRuntime) {
     this.#options = options;
     this.#runtime = runtime;
-    this.#replays = new ReplayCache(options.limits.replayCacheSize);
+    this.#refusalLog = new LogThrottle(runtime.clock, REFUSAL_LOG_INTERVAL_MS);
+    this.#conflictLog = new LogThrottle(runtime.clock, REFUSAL_LOG_INTERVAL_MS);
+    this.#evictionLog = new LogThrottle(runtime.clock, REFUSAL_LOG_INTERVAL_MS);
+    this.#replays = new ReplayCache(options.limits.replayCacheSize, () => this.#logEarlyEviction());
+    const pathEvents = options.server.pathEvents;
+    this.#binding = {
+      pathEvents: pathEvents === undefined ? undefined : new Map(Object.entries(pathEvents)),
+      bodyOnly: options.authentication?.scheme === 'github',
+      path: options.server.path,
+    };
     const authentication = options.authentication;
     if (authentication) {
       const secrets = Array.isArray(authentication.secret) ? authentication.secret : [authentication.secret];
@@ -96,7 +118,7 @@ export class IncomingWebhooks {
         authentication.scheme === 'github'
           ? new GithubScheme(
               secrets.map((secret) => Buffer.from(secret, 'utf8')),
-              GITHUB_REPLAY_WINDOW_SECONDS,
+              authentication.replayWindowSeconds ?? DEFAULT_REPLAY_WINDOW_SECONDS,
             )
           : new StandardWebhooksScheme(secrets.map(secretBytes), authentication.toleranceSeconds);
     }
@@ -173,13 +195,40 @@ export class IncomingWebhooks {
     const scheme = this.#scheme as SignatureScheme;
     const verification = scheme.verify({ headers: request.headers, body }, now);
     if (!verification.verified) return this.#refuse(request, reply, verification.reason);
-    const run = () => this.#dispatch(request, body);
-    const outcome: Outcome & { replayed: boolean } =
-      verification.messageId === undefined
-        ? { ...(await run()), replayed: false }
-        : await this.#replays.once(verification.messageId, now, verification.replayableUntil, run);
-    if (outcome.replayed) this.#stats.replayed++;
-    if (outcome.problem) return answer(reply, request, outcome.problem);
+    const reading = this.#read(request, body);
+    if ('problem' in reading) {
+      // Nothing ran and no event was reached: the message is not bound to one yet.
+      this.#stats.rejected++;
+      return answer(reply, request, reading.problem);
+    }
+    const { event, data } = reading;
+    const handlers = this.#handlers.get(event);
+    if (!handlers || handlers.length === 0) {
+      // Nothing can run: the message is not bound to this event (a replay to a path with no handler binds nothing).
+      this.#stats.rejected++;
+      return answer(reply, request, {
+        type: WEBHOOK_PROBLEM_TYPES.notFound,
+        title: 'Unknown event',
+        status: 404,
+        detail: `no handler is registered for the event "${event}"`,
+      });
+    }
+    const result = await this.#replays.once(verification.replayKey, event, now, verification.replayableUntil, () =>
+      this.#dispatch(request, event, handlers, data),
+    );
+    if (result.kind === 'conflict') {
+      this.#stats.rejected++;
+      this.#logConflict(request, event, result.boundTo);
+      return answer(reply, request, {
+        type: WEBHOOK_PROBLEM_TYPES.messageConflict,
+        title: 'Message received for another event',
+        status: 409,
+        detail: `this signed message was received before for another event, so it cannot run the handlers of "${event}": one message runs the handlers of one event`,
+      });
+    }
+    if (result.kind === 'replayed') this.#stats.replayed++;
+    const outcome: Outcome | ReplayOutcome = result.outcome;
+    if ('problem' in outcome && outcome.problem) return answer(reply, request, outcome.problem);
     return reply.code(outcome.status).send();
   }
 
@@ -204,8 +253,17 @@ export class IncomingWebhooks {
     }
     const scheme = this.#scheme as SignatureScheme;
     const precheck = scheme.precheck(request.headers, this.#runtime.clock.now());
-    if (!precheck.plausible) return this.#refuse(request, reply, precheck.reason);
-    return undefined;
+    if (precheck.plausible) return undefined;
+    if (precheck.badRequest !== undefined) {
+      this.#stats.rejected++;
+      return answer(reply, request, {
+        type: WEBHOOK_PROBLEM_TYPES.malformedRequest,
+        title: 'Malformed request',
+        status: 400,
+        detail: precheck.badRequest,
+      });
+    }
+    return this.#refuse(request, reply, precheck.reason);
   }
 
   /** Answers the one 401, counts it (toward the address's limit too) and logs why, at most a line a minute. */
@@ -216,34 +274,33 @@ export class IncomingWebhooks {
     return answer(reply, request, UNAUTHORIZED);
   }
 
-  /** Reads the payload, finds its event and runs the event's handlers; never throws. */
-  async #dispatch(request: FastifyRequest, body: Buffer): Promise<Outcome> {
-    let event: string;
-    let data: unknown;
+  /**
+   * Reads a signed payload and finds the event it is for.
+   *
+   * @returns the event and its handlers' data, or the 4xx problem the request is refused with.
+   */
+  #read(request: FastifyRequest, body: Buffer): Reading {
     try {
       const message = webhookMessage(readJsonBody(body, this.#options.limits.jsonDepth));
-      event = this.#eventOf(request, message);
-      data = message.data;
+      const segment = (request.params as { event?: string } | undefined)?.event;
+      return { event: eventOfRequest(segment, message, this.#binding), data: message.data };
     } catch (error) {
-      this.#stats.rejected++;
-      if (error instanceof WebhookProblemError) return { status: error.statusCode, problem: error.problem };
+      if (error instanceof WebhookProblemError) return { problem: error.problem };
       throw error;
     }
-    const handlers = this.#handlers.get(event);
-    if (!handlers || handlers.length === 0) {
-      this.#stats.rejected++;
-      return {
-        status: 404,
-        problem: {
-          type: WEBHOOK_PROBLEM_TYPES.notFound,
-          title: 'Unknown event',
-          status: 404,
-          detail: `no handler is registered for the event "${event}"`,
-        },
-      };
-    }
+  }
+
+  /** Runs `handlers` of `event` with `data`, once its data is what the event documents; never throws. */
+  async #dispatch(
+    request: FastifyRequest,
+    event: string,
+    handlers: readonly IncomingHandler[],
+    data: unknown,
+  ): Promise<Outcome> {
     try {
-      for (const handler of handlers) await handler(data);
+      const schema = INCOMING_DATA_SCHEMAS.get(event);
+      const checked = schema === undefined ? data : parseRecord(schema, data, `${event} data`);
+      for (const handler of handlers) await handler(checked);
     } catch (error) {
       if (ValidationError.isInstance(error) || InvalidIndicatorError.isInstance(error)) {
         this.#stats.rejected++;
@@ -274,46 +331,6 @@ export class IncomingWebhooks {
     }
     this.#stats.handled++;
     return { status: 204 };
-  }
-
-  /**
-   * The event a request is about: the path's `<eventName>` when given (a Standard Webhooks envelope's `type` must
-   * then agree), else GitHub's `X-GitHub-Event` under the `github` scheme, else the payload's `type`.
-   *
-   * @throws {WebhookProblemError} 400 when no event is named, or the path and the envelope disagree; 404 for a path
-   *   event that is not a valid name.
-   */
-  #eventOf(request: FastifyRequest, message: ReturnType<typeof webhookMessage>): string {
-    const fromPath = (request.params as { event?: string } | undefined)?.event;
-    if (fromPath !== undefined) {
-      if (!EVENT_NAME.test(fromPath)) {
-        throw new WebhookProblemError({
-          type: WEBHOOK_PROBLEM_TYPES.notFound,
-          title: 'Unknown event',
-          status: 404,
-          detail: 'the path names no valid event (letters, digits, ".", "_", ":" and "-", at most 100)',
-        });
-      }
-      if (message.envelope && message.type !== fromPath) {
-        throw invalidEvent(
-          `the path names the event "${fromPath}" but the payload's type is ${JSON.stringify(shorten(message.type ?? ''))}`,
-        );
-      }
-      return fromPath;
-    }
-    const header = request.headers['x-github-event'];
-    if (this.#options.authentication?.scheme === 'github' && typeof header === 'string' && EVENT_NAME.test(header)) {
-      return header;
-    }
-    if (message.type !== undefined) {
-      if (!EVENT_NAME.test(message.type)) {
-        throw invalidEvent('the payload\'s "type" is not an event name (letters, digits, ".", "_", ":" and "-")');
-      }
-      return message.type;
-    }
-    throw invalidEvent(
-      `the payload names no event: send {"type": "<event>", "data": {...}}, or POST to ${this.#options.server.path}/<event>`,
-    );
   }
 
   /** Fastify's own refusals (body too large, media type, framing) and anything unexpected, as problem answers. */
@@ -363,15 +380,32 @@ export class IncomingWebhooks {
 
   /** Logs refused signatures, at most one line a minute, with how many were refused since the last line. */
   #logRefusal(scheme: string, reason: string, address: string): void {
-    this.#refusalsUnlogged++;
-    const now = this.#runtime.clock.now();
-    if (now - this.#lastRefusalLog < REFUSAL_LOG_INTERVAL_MS) return;
+    const refused = this.#refusalLog.due();
+    if (refused === undefined) return;
     this.#runtime.logger.warn(
-      { category: 'integration', scheme, reason, address, refused: this.#refusalsUnlogged },
-      `refused a webhook whose signature did not verify (${reason}); ${this.#refusalsUnlogged} refused since the last such line`,
+      { category: 'integration', scheme, reason, address, refused },
+      `refused a webhook whose signature did not verify (${reason}); ${refused} refused since the last such line`,
     );
-    this.#refusalsUnlogged = 0;
-    this.#lastRefusalLog = now;
+  }
+
+  /** Logs a signed message refused for another event than its first (409), at most one line a minute. */
+  #logConflict(request: FastifyRequest, event: string, boundTo: string): void {
+    const refused = this.#conflictLog.due();
+    if (refused === undefined) return;
+    this.#runtime.logger.warn(
+      { category: 'integration', event, boundTo, messageId: messageIdOf(request), address: request.ip, refused },
+      `refused a signed webhook for "${event}" that was received before for "${boundTo}" (replayed to another path?); ${refused} refused since the last such line`,
+    );
+  }
+
+  /** Logs that the replay cache forgot messages before their time, at most one line a minute. */
+  #logEarlyEviction(): void {
+    const forgotten = this.#evictionLog.due();
+    if (forgotten === undefined) return;
+    this.#runtime.logger.warn(
+      { category: 'integration', replayCacheSize: this.#options.limits.replayCacheSize, forgotten },
+      `the webhook replay cache is full (limits.replayCacheSize ${this.#options.limits.replayCacheSize}): messages are forgotten before their replay window ends, and a replay of one would run again; raise the size${this.#options.authentication?.scheme === 'github' ? ' or lower authentication.replayWindowSeconds' : ''} (${forgotten} forgotten early since the last such line)`,
+    );
   }
 }
 
@@ -384,20 +418,7 @@ function answer(reply: FastifyReply, request: FastifyRequest, problem: WebhookPr
     .send({ ...problem, instance: request.url.split('?')[0] });
 }
 
-function invalidEvent(detail: string): WebhookProblemError {
-  return new WebhookProblemError({
-    type: WEBHOOK_PROBLEM_TYPES.validation,
-    title: 'Invalid event',
-    status: 400,
-    detail,
-  });
-}
-
 function messageIdOf(request: FastifyRequest): string | undefined {
   const id = request.headers['webhook-id'] ?? request.headers['x-github-delivery'];
   return typeof id === 'string' ? shorten(id) : undefined;
-}
-
-function shorten(text: string, max = 100): string {
-  return text.length <= max ? text : `${text.slice(0, max)}…`;
 }

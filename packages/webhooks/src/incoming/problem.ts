@@ -14,6 +14,8 @@ export const WEBHOOK_PROBLEM_TYPES = {
   requestTimeout: 'https://threatlib.dev/problems/request-timeout',
   headersTooLarge: 'https://threatlib.dev/problems/headers-too-large',
   rateLimited: 'https://threatlib.dev/problems/rate-limited',
+  /** A signed message received before for another event: one message runs the handlers of one event. */
+  messageConflict: 'https://threatlib.dev/problems/webhook-message-conflict',
   /** The event's handler failed: the sender should retry later. */
   handlerFailed: 'https://threatlib.dev/problems/webhook-handler-failed',
   internal: 'https://threatlib.dev/problems/internal',

@@ -11,9 +11,13 @@ export interface SignedRequest {
 export type Verification =
   | {
       verified: true;
-      /** The message's id (`webhook-id`, `X-GitHub-Delivery`), when the request has one: replays are keyed on it. */
-      messageId: string | undefined;
-      /** Epoch ms until which a replay of this message would still verify: how long to remember its id. */
+      /**
+       * What identifies the message among all the requests its signature makes verify, taken only from what is
+       * signed: the `webhook-id` (Standard Webhooks), a digest of the body (GitHub, whose delivery header is not
+       * signed). Replays, and the event a message was received for, are remembered under it.
+       */
+      replayKey: string;
+      /** Epoch ms until which a replay of this message would still be remembered: how long to keep its key. */
       replayableUntil: number;
     }
   | {
@@ -22,8 +26,12 @@ export type Verification =
       reason: string;
     };
 
-/** Whether a request's headers could carry a valid signature, or why not. */
-export type Precheck = { plausible: true } | { plausible: false; reason: string };
+/**
+ * Whether a request's headers could carry a valid signature, or why not. `badRequest`, when given, says which header
+ * the scheme requires besides the signature is missing or malformed: that request is answered 400 with it (not the
+ * one 401, which is kept for what a forger could learn from).
+ */
+export type Precheck = { plausible: true } | { plausible: false; reason: string; badRequest?: string };
 
 /** How an incoming webhook proves who sent it. */
 export interface SignatureScheme {

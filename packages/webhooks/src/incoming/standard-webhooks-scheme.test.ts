@@ -54,7 +54,7 @@ describe('StandardWebhooksScheme', () => {
   it('verifies the reference test vector, and remembers the id until the timestamp leaves the tolerance', () => {
     expect(scheme().verify(request(vectorHeaders), AT)).toEqual({
       verified: true,
-      messageId: VECTOR.id,
+      replayKey: VECTOR.id,
       replayableUntil: AT + 300_000,
     });
   });

@@ -96,6 +96,6 @@ export class StandardWebhooksScheme implements SignatureScheme {
           given.length === 0 ? 'webhook-signature has no "v1,<base64>" signature' : 'no v1 signature matched a secret',
       };
     }
-    return { verified: true, messageId: id, replayableUntil: sentAt + this.#toleranceMs };
+    return { verified: true, replayKey: id, replayableUntil: sentAt + this.#toleranceMs };
   }
 }

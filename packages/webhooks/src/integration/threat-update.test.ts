@@ -133,6 +133,33 @@ describe('@threatlib/webhooks as the package core builds integrations.webhooks f
       'integrations.webhooks.incoming.threatUpdate.minConfidense: unknown field',
     );
   });
+
+  it('takes server.pathEvents flat in incoming too: a bare threat-update on its bound path is correlated', async () => {
+    const flat = {
+      port: 0,
+      path: '/webhooks',
+      pathEvents: { intel: 'threat-update' },
+      authentication: { type: 'hmac', secret: SECRET },
+    };
+    const threatClient = client(config({ webhooks: { incoming: flat } }, { alerting: { enabled: false } }));
+    await threatClient.start();
+    const address = threatClient.integration('webhooks')?.manager.address;
+    const indicator = '198.51.100.68';
+    const body = JSON.stringify({ indicator });
+    const id = 'msg_path_events';
+    const response = await fetch(`${address}/webhooks/intel`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'webhook-id': id,
+        'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+        'webhook-signature': new Webhook(SECRET).sign(id, new Date(), body),
+      },
+      body,
+    });
+    expect(response.status).toBe(204);
+    expect(asked(indicator)).toBe(3);
+  });
 });
 
 describe('the built-in threat-update flow', () => {

@@ -7,10 +7,8 @@ import {
 } from '@threatlib/core';
 import type { IntegrationClient, IntegrationContext } from '@threatlib/core/integration';
 import { z } from 'zod';
+import { THREAT_UPDATE_EVENT } from '../events/documented-events.js';
 import type { WebhookManager } from '../manager/webhook-manager.js';
-
-/** The event name of the documented incoming threat update (INTERFACE.md 6.2). */
-export const THREAT_UPDATE_EVENT = 'threat-update';
 
 /** `integrations.webhooks.incoming.threatUpdate`: the built-in handler of `threat-update`. */
 export const ThreatUpdateOptionsSchema = z.strictObject({

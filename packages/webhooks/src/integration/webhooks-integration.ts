@@ -13,6 +13,7 @@ import type {
 } from '@threatlib/core/integration';
 import { z } from 'zod';
 import { WebhookError } from '../errors/webhook-error.js';
+import { CAMPAIGN_DETECTED_EVENT } from '../events/documented-events.js';
 import { IncomingOptionsSchema } from '../incoming/incoming-options.js';
 import type { IncomingStats } from '../incoming/incoming-webhooks.js';
 import { WebhookManager } from '../manager/webhook-manager.js';
@@ -66,9 +67,6 @@ export const WebhooksIntegrationOptionsSchema = z.strictObject({
     .prefault({}),
 });
 
-/** The event name of the documented outgoing campaign report (INTERFACE.md 6.2). */
-export const CAMPAIGN_DETECTED_EVENT = 'campaign-detected';
-
 /** The server options `incoming` may also take flat (`{port, path, authentication}`), as `server` holds them. */
 const SERVER_KEYS = [
   'port',
@@ -81,6 +79,7 @@ const SERVER_KEYS = [
   'maxConnectionsPerAddress',
   'rateLimit',
   'failedSignatureLimit',
+  'pathEvents',
 ] as const;
 
 /**

@@ -324,36 +324,244 @@ describe('WebhookManager receiving (Standard Webhooks)', () => {
   });
 });
 
+describe('WebhookManager receiving: one signed message runs the handlers of one event', () => {
+  const strict = (data: unknown) => {
+    if (typeof (data as { indicator?: unknown } | null)?.indicator !== 'string') {
+      throw new ValidationError('a data', [{ path: 'indicator', message: 'required' }]);
+    }
+  };
+
+  it('refuses the same signed message on another path (409) after it was refused as input there (400)', async () => {
+    const { manager, base } = await started();
+    const runs: string[] = [];
+    manager.on('a', (data) => {
+      runs.push('a');
+      strict(data);
+    });
+    manager.on('b', () => void runs.push('b'));
+    // Signed, not an envelope: the event comes from the path, which the signature does not cover.
+    const request = signed({ host: 'evil.example' });
+    const first = await post(base, '/webhooks/a', request);
+    expect(first.status).toBe(400);
+    expect(await first.json()).toMatchObject({ detail: 'Invalid a data: indicator: required' });
+    const swapped = await post(base, '/webhooks/b', request);
+    expect(swapped.status).toBe(409);
+    expect(runs).toEqual(['a']);
+    // The sender's retry on its own path is still handled (and refused the same way).
+    expect((await post(base, '/webhooks/a', request)).status).toBe(400);
+    expect(runs).toEqual(['a', 'a']);
+    expect(manager.stats).toMatchObject({ handled: 0, rejected: 3, failed: 0 });
+  });
+
+  it('refuses it on another path after its handler failed (500), and runs the retry on the same path', async () => {
+    const { manager, base } = await started();
+    const runs: string[] = [];
+    let failing = true;
+    manager.on('a', () => {
+      runs.push('a');
+      if (failing) throw new Error('database unavailable');
+    });
+    manager.on('b', () => void runs.push('b'));
+    const request = signed({ indicator: 'evil.example' });
+    expect((await post(base, '/webhooks/a', request)).status).toBe(500);
+    expect((await post(base, '/webhooks/b', request)).status).toBe(409);
+    failing = false;
+    expect((await post(base, '/webhooks/a', request)).status).toBe(204);
+    expect((await post(base, '/webhooks/b', request)).status).toBe(409);
+    expect((await post(base, '/webhooks/a', request)).status).toBe(204);
+    expect(runs).toEqual(['a', 'a']);
+  });
+
+  it('remembers the event for the tolerance window; a message that reached no event is bound to none', async () => {
+    const { manager, base, clock } = await started();
+    const runs: string[] = [];
+    manager.on('a', () => void runs.push('a'));
+    manager.on('b', () => void runs.push('b'));
+    const request = signed({ indicator: 'evil.example' });
+    // No event named, or an event with no handler: nothing ran, so the message may still go where it was meant for.
+    expect((await post(base, '/webhooks', request)).status).toBe(400);
+    expect((await post(base, '/webhooks/A', request)).status).toBe(404);
+    expect((await post(base, '/webhooks/a', request)).status).toBe(204);
+    await clock.advance(299_000);
+    expect((await post(base, '/webhooks/b', request)).status).toBe(409);
+    // Past the tolerance the signature itself is refused.
+    await clock.advance(2_000);
+    expect((await post(base, '/webhooks/b', request)).status).toBe(401);
+    expect(runs).toEqual(['a']);
+  });
+
+  it('serves only the paths server.pathEvents binds, each delivering its event', async () => {
+    const { manager, base } = await started({
+      server: { port: 0, path: '/webhooks', pathEvents: { intel: 'threat-update' } },
+    });
+    const seen: unknown[] = [];
+    manager.on('threat-update', (data) => void seen.push(data));
+    manager.on('block-ip', () => void seen.push('block-ip'));
+    expect((await post(base, '/webhooks/intel', signed({ indicator: 'a.example' }))).status).toBe(204);
+    expect((await post(base, '/webhooks/intel', signed(update('b.example')))).status).toBe(204);
+    const other = await post(base, '/webhooks/block-ip', signed({ indicator: 'c.example' }));
+    expect(other.status).toBe(404);
+    expect(((await other.json()) as { detail: string }).detail).toBe(
+      'no event is bound to this path (server.pathEvents lists the paths served)',
+    );
+    expect((await post(base, '/webhooks/intel', signed({ type: 'block-ip', data: {} }))).status).toBe(400);
+    // The envelope on the bare path still names its own (signed) event.
+    expect((await post(base, '/webhooks', signed(update('d.example')))).status).toBe(204);
+    expect(seen).toEqual([{ indicator: 'a.example' }, { indicator: 'b.example' }, { indicator: 'd.example' }]);
+  });
+
+  it('checks the documented data of threat-update before any handler runs: an indicator string (400 otherwise)', async () => {
+    const { manager, base } = await started();
+    const seen: unknown[] = [];
+    manager.on('threat-update', (data) => void seen.push(data.indicator));
+    const problem = async (payload: unknown) => {
+      const response = await post(base, '/webhooks', signed(payload));
+      return { status: response.status, detail: ((await response.json()) as { detail: string }).detail };
+    };
+    expect(await problem({ type: 'threat-update', data: { host: 'evil.example' } })).toEqual({
+      status: 400,
+      detail: 'Invalid threat-update data: indicator: required: the indicator (a string); got nothing',
+    });
+    expect(await problem({ type: 'threat-update', data: { indicator: 42 } })).toEqual({
+      status: 400,
+      detail: 'Invalid threat-update data: indicator: required: the indicator (a string); got a number',
+    });
+    expect(await problem({ type: 'threat-update', data: 'evil.example' })).toEqual({
+      status: 400,
+      detail: 'Invalid threat-update data: (root): expected an object with an indicator; got a string',
+    });
+    expect(seen).toEqual([]);
+    expect((await post(base, '/webhooks', signed(update('evil.example')))).status).toBe(204);
+    expect(seen).toEqual(['evil.example']);
+  });
+});
+
 describe('WebhookManager receiving (GitHub)', () => {
   const secret = "It's a Secret to Everybody";
+  const github = (body: string, headers: Record<string, string | undefined> = {}) => ({
+    body,
+    headers: Object.fromEntries(
+      Object.entries({
+        'content-type': 'application/json',
+        'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`,
+        'x-github-delivery': '72d3162e-cc78-11e3-81ab-4c9367dc0958',
+        ...headers,
+      }).filter((entry): entry is [string, string] => entry[1] !== undefined),
+    ),
+  });
+  const counting = (manager: WebhookManager, ...events: string[]) => {
+    const runs: Record<string, unknown[]> = Object.fromEntries(events.map((event) => [event, []]));
+    for (const event of events) manager.on(event, (data) => void runs[event]?.push(data));
+    return runs;
+  };
 
-  it('verifies X-Hub-Signature-256 over the exact body and takes the event from X-GitHub-Event', async () => {
+  it('runs one body signed once at most once, whatever X-GitHub-Delivery says, and requires the header', async () => {
     const { manager, base } = await started({ authentication: { type: 'hmac', secret, scheme: 'github' } });
-    const seen: unknown[] = [];
-    manager.on('threat-update', (data) => {
-      seen.push(data);
+    const runs = counting(manager, 'push');
+    const body = '{"type": "push", "data": {"ref": "refs/heads/main"}}';
+    expect((await post(base, '/webhooks', github(body))).status).toBe(204);
+    // A changed delivery id is no new message: the key is a digest of what is signed, the body.
+    expect((await post(base, '/webhooks', github(body, { 'x-github-delivery': 'another-guid' }))).status).toBe(204);
+    expect((await post(base, '/webhooks', github(body, { 'x-github-delivery': 'a-third-guid' }))).status).toBe(204);
+    // A removed one is refused, before the body is read, saying what is missing.
+    const missing = await post(base, '/webhooks', github(body, { 'x-github-delivery': undefined }));
+    expect(missing.status).toBe(400);
+    expect(await missing.json()).toMatchObject({
+      type: 'https://threatlib.dev/problems/malformed-request',
+      detail: 'X-GitHub-Delivery is required (GitHub sends the delivery GUID) and is missing',
     });
+    const odd = await post(base, '/webhooks', github(body, { 'x-github-delivery': 'two words' }));
+    expect(odd.status).toBe(400);
+    expect(runs.push).toEqual([{ ref: 'refs/heads/main' }]);
+    expect(manager.stats).toMatchObject({ handled: 1, replayed: 2, rejected: 2, unauthorized: 0 });
+  });
+
+  it('never takes the event from X-GitHub-Event or from the path, which GitHub does not sign', async () => {
+    const { manager, base } = await started({ authentication: { type: 'hmac', secret, scheme: 'github' } });
+    const runs = counting(manager, 'push', 'block-ip', 'threat-update');
+    const bare = '{"indicator": "198.51.100.7"}';
+    const header = await post(base, '/webhooks', github(bare, { 'x-github-event': 'block-ip' }));
+    expect(header.status).toBe(400);
+    expect(((await header.json()) as { detail: string }).detail).toContain(
+      'GitHub signs neither the path nor X-GitHub-Event',
+    );
+    const path = await post(base, '/webhooks/threat-update', github(bare, { 'x-github-event': 'threat-update' }));
+    expect(path.status).toBe(400);
+    expect(((await path.json()) as { detail: string }).detail).toContain('server.pathEvents');
+    // A signed envelope names its own event; the header does not override it.
+    const envelope = '{"type": "push", "data": {"indicator": "198.51.100.7"}}';
+    expect((await post(base, '/webhooks', github(envelope, { 'x-github-event': 'block-ip' }))).status).toBe(204);
+    expect((await post(base, '/webhooks/block-ip', github(envelope, { 'x-github-event': 'block-ip' }))).status).toBe(
+      400,
+    );
+    expect(runs).toEqual({ push: [{ indicator: '198.51.100.7' }], 'block-ip': [], 'threat-update': [] });
+  });
+
+  it('delivers the event server.pathEvents binds to a path: GitHub payloads as they are sent', async () => {
+    const { manager, base } = await started({
+      server: { port: 0, path: '/webhooks', pathEvents: { github: 'threat-update', 'github-push': 'push' } },
+      authentication: { type: 'hmac', secret, scheme: 'github' },
+    });
+    const runs = counting(manager, 'push', 'block-ip', 'threat-update');
     const body = '{"indicator": "evil.example"}';
-    const signature = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
-    const headers = {
-      'content-type': 'application/json',
-      'x-hub-signature-256': signature,
-      'x-github-event': 'threat-update',
-      'x-github-delivery': '72d3162e-cc78-11e3-81ab-4c9367dc0958',
-    };
-    expect((await post(base, '/webhooks', { body, headers })).status).toBe(204);
-    expect((await post(base, '/webhooks', { body, headers })).status).toBe(204);
-    expect(seen).toEqual([{ indicator: 'evil.example' }]);
-    expect((await post(base, '/webhooks', { body: body.replace('evil', 'good'), headers })).status).toBe(401);
+    const headers = { 'x-github-event': 'block-ip' };
+    expect((await post(base, '/webhooks/github', github(body, headers))).status).toBe(204);
+    // The same signed body on another bound path, or a path not listed, runs nothing.
+    const other = await post(base, '/webhooks/github-push', github(body, headers));
+    expect(other.status).toBe(409);
+    expect(await other.json()).toMatchObject({
+      type: 'https://threatlib.dev/problems/webhook-message-conflict',
+      detail:
+        'this signed message was received before for another event, so it cannot run the handlers of "push": one message runs the handlers of one event',
+    });
+    expect((await post(base, '/webhooks/block-ip', github(body, headers))).status).toBe(404);
+    expect((await post(base, '/webhooks', github(body, headers))).status).toBe(400);
+    expect(runs).toEqual({ push: [], 'block-ip': [], 'threat-update': [{ indicator: 'evil.example' }] });
+    // Tampered, it is refused for its signature.
+    expect((await post(base, '/webhooks/github', { ...github(body), body: body.replace('evil', 'good') })).status).toBe(
+      401,
+    );
     // GitHub's documented example verifies: "Hello, World!" is then refused as a payload (400), not a signature.
-    const example = await post(base, '/webhooks/threat-update', {
+    const example = await post(base, '/webhooks/github', {
       body: 'Hello, World!',
       headers: {
         'content-type': 'application/json',
         'x-hub-signature-256': 'sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17',
+        'x-github-delivery': '72d3162e-cc78-11e3-81ab-4c9367dc0958',
       },
     });
     expect(example.status).toBe(400);
+  });
+
+  it('remembers a body for authentication.replayWindowSeconds (default a day), then runs it again', async () => {
+    const { manager, base, clock } = await started({
+      server: { port: 0, path: '/webhooks', pathEvents: { github: 'push' } },
+      authentication: { type: 'hmac', secret, scheme: 'github', replayWindowSeconds: 3_600 },
+    });
+    const runs = counting(manager, 'push');
+    const body = '{"ref": "refs/heads/main"}';
+    expect((await post(base, '/webhooks/github', github(body))).status).toBe(204);
+    await clock.advance(3_599_000);
+    expect((await post(base, '/webhooks/github', github(body, { 'x-github-delivery': 'redelivered' }))).status).toBe(
+      204,
+    );
+    expect(runs.push).toHaveLength(1);
+    await clock.advance(2_000);
+    expect((await post(base, '/webhooks/github', github(body))).status).toBe(204);
+    expect(runs.push).toHaveLength(2);
+
+    const byDefault = await started({
+      server: { port: 0, path: '/webhooks', pathEvents: { github: 'push' } },
+      authentication: { type: 'hmac', secret, scheme: 'github' },
+    });
+    const defaultRuns = counting(byDefault.manager, 'push');
+    expect((await post(byDefault.base, '/webhooks/github', github(body))).status).toBe(204);
+    await byDefault.clock.advance(86_399_000);
+    expect((await post(byDefault.base, '/webhooks/github', github(body))).status).toBe(204);
+    expect(defaultRuns.push).toHaveLength(1);
+    await byDefault.clock.advance(2_000);
+    expect((await post(byDefault.base, '/webhooks/github', github(body))).status).toBe(204);
+    expect(defaultRuns.push).toHaveLength(2);
   });
 });
 
@@ -381,6 +589,31 @@ describe('WebhookManager options', () => {
     const badWhsec = attempt({ authentication: { type: 'hmac', secret: 'whsec_not base64!!' } }) as Error;
     expect(badWhsec.message).toContain('a "whsec_" secret must be base64 after the prefix');
     expect(badWhsec.message).not.toContain('not base64!!');
+  });
+
+  it('refuses a replay window outside the github scheme and path bindings that are not a segment and an event', () => {
+    const message = (options: unknown) => {
+      try {
+        new WebhookManager(options as WebhookManagerOptions);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return undefined;
+    };
+    expect(message({ authentication: { type: 'hmac', secret: SECRET, replayWindowSeconds: 3_600 } })).toBe(
+      'Configuration invalid: webhooks.authentication.replayWindowSeconds: only for scheme "github": a Standard Webhooks message is remembered while its timestamp is within toleranceSeconds',
+    );
+    const github = { type: 'hmac', secret: SECRET, scheme: 'github' };
+    expect(message({ authentication: { ...github, replayWindowSeconds: 10 } })).toMatch(
+      /^Configuration invalid: webhooks\.authentication\.replayWindowSeconds: /,
+    );
+    expect(message({ authentication: { ...github, replayWindowSeconds: 604_800 } })).toBeUndefined();
+    const bound = (pathEvents: unknown) => message({ server: { pathEvents }, authentication: github });
+    expect(bound(JSON.parse('{"__proto__": "push"}'))).toMatch(/server\.pathEvents.*expected a path segment/);
+    expect(bound({ 'a/b': 'push' })).toMatch(/expected a path segment/);
+    expect(bound({ github: 'not an event!' })).toMatch(/server\.pathEvents\.github: expected an event name/);
+    expect(bound(['push'])).toMatch(/expected \{"<path segment>": "<event name>"\}/);
+    expect(bound({ github: 'push' })).toBeUndefined();
   });
 
   it('opens no server without a port; its routes are served only where the plugin is registered', async () => {

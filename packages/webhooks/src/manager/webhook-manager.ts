@@ -2,6 +2,7 @@ import rateLimit from '@fastify/rate-limit';
 import { type Alert, type Logger, silentLogger } from '@threatlib/core';
 import { type Clock, systemClock } from '@threatlib/core/integration';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import type { IncomingEventMap, OutgoingEventMap, UndocumentedEvent } from '../events/documented-events.js';
 import { type IncomingHandler, type IncomingStats, IncomingWebhooks } from '../incoming/incoming-webhooks.js';
 import { WebhookServer } from '../incoming/webhook-server.js';
 import type { HostResolver } from '../network/guarded-agent.js';
@@ -96,8 +97,17 @@ export class WebhookManager {
    * Registers the handler of incoming `eventName` (`threat-update`): it gets the payload's `data` and its result
    * decides the answer (resolves: 204; throws: 500, so the sender retries). Several handlers of one event run in
    * the order registered. Returns the manager.
+   *
+   * A documented event's data is typed ({@link IncomingEventMap}) and checked before any handler runs: a
+   * `threat-update` handler gets `{indicator: string, ...}` (data without an indicator is answered 400). Any other
+   * event's handler gets the data unchecked, typed as the handler says (`unknown` by default).
    */
-  on<Data = unknown>(eventName: string, handler: IncomingHandler<Data>): this {
+  on<Event extends keyof IncomingEventMap>(eventName: Event, handler: IncomingHandler<IncomingEventMap[Event]>): this;
+  on<Data = unknown, Event extends string = string>(
+    eventName: UndocumentedEvent<Event, IncomingEventMap>,
+    handler: IncomingHandler<Data>,
+  ): this;
+  on(eventName: string, handler: IncomingHandler<never>): this {
     this.#incoming.on(eventName, handler as IncomingHandler);
     return this;
   }
@@ -180,8 +190,23 @@ export class WebhookManager {
    * `pending` with its `nextAttemptAt`, or `failed` with its `error`). Deliveries not yet made are retried on
    * `delivery.retrySchedule`, across restarts.
    *
-   * @throws {WebhookError} when the data is not JSON, the outbox is full or cannot be opened, or the manager is stopping.
+   * A documented event's data is typed ({@link OutgoingEventMap}: `high-confidence-threat` takes `{indicator,
+   * confidence, sources}`); any other event takes any JSON data. An event that no outgoing webhook lists (and that
+   * threatlib does not document) sends nothing and is logged once, as a warning, per event name.
+   *
+   * @throws {WebhookError} when the data is not JSON, `options.messageId` cannot be sent as a header, the outbox is
+   *   full or cannot be opened, or the manager is stopping.
    */
+  trigger<Event extends keyof OutgoingEventMap>(
+    eventName: Event,
+    data: OutgoingEventMap[Event],
+    options?: TriggerOptions,
+  ): Promise<DeliveryResult[]>;
+  trigger<Event extends string>(
+    eventName: UndocumentedEvent<Event, OutgoingEventMap>,
+    data: unknown,
+    options?: TriggerOptions,
+  ): Promise<DeliveryResult[]>;
   trigger(eventName: string, data: unknown, options?: TriggerOptions): Promise<DeliveryResult[]> {
     return this.#outgoing.trigger(eventName, data, options);
   }

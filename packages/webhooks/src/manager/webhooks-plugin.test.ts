@@ -75,13 +75,13 @@ describe('webhooksPlugin', () => {
       });
       for (let i = 0; i < 3; i++) expect((await app.inject(forged(`f${i}`, '198.51.100.7'))).statusCode).toBe(401);
       const shutOut = await app.inject({
-        ...signedRequest('/hooks', { type: 'threat-update', data: {} }, 'ok1'),
+        ...signedRequest('/hooks', { type: 'threat-update', data: { indicator: 'evil.example' } }, 'ok1'),
         remoteAddress: '198.51.100.7',
       });
       expect(shutOut.statusCode).toBe(429);
       expect(Number(shutOut.headers['retry-after'])).toBeGreaterThan(0);
       const other = await app.inject({
-        ...signedRequest('/hooks', { type: 'threat-update', data: {} }, 'ok2'),
+        ...signedRequest('/hooks', { type: 'threat-update', data: { indicator: 'evil.example' } }, 'ok2'),
         remoteAddress: '198.51.100.8',
       });
       expect(other.statusCode).toBe(204);

@@ -15,6 +15,11 @@ export type AttemptOutcome =
   | { kind: 'gone'; statusCode: 410 }
   /** The network policy refused the address: no byte was sent, and trying again cannot help. */
   | { kind: 'blocked'; error: string }
+  /**
+   * The HTTP client refused the request as built (a header value it cannot send, from a delivery written before such
+   * values were refused at `trigger`): no byte was sent, and trying again cannot help.
+   */
+  | { kind: 'unsendable'; error: string }
   /** Anything else: a non-2xx answer (a redirect included), a timeout, a network fault. Worth another attempt. */
   | { kind: 'failed'; error: string; statusCode?: number; retryAfterMs?: number }
   /** The manager is stopping: the attempt was cut short and stays due. */
@@ -71,6 +76,9 @@ export async function attemptDelivery(input: AttemptInput): Promise<AttemptOutco
     if (input.stopping()) return { kind: 'aborted' };
     const blocked = BlockedAddressError.find(error);
     if (blocked) return { kind: 'blocked', error: blocked.message };
+    if ((error as { code?: string }).code === 'UND_ERR_INVALID_ARG') {
+      return { kind: 'unsendable', error: `the request cannot be sent: ${(error as Error).message}` };
+    }
     return { kind: 'failed', error: describeFailure(error, input.timeoutMs) };
   }
 }

@@ -57,9 +57,13 @@ export const OutgoingWebhookDefinitionSchema = z.strictObject({
   headers: z
     .record(z.string(), z.string({ error: 'expected a header value string' }))
     .superRefine((headers, context) => {
+      const seen = new Set<string>();
       for (const [name, value] of Object.entries(headers)) {
         if (!HEADER_NAME.test(name)) context.addIssue({ code: 'custom', path: [name], message: 'not a header name' });
-        else if (RESERVED_HEADERS.has(name.toLowerCase())) {
+        else if (seen.has(name.toLowerCase())) {
+          // Both would be sent, and receivers disagree on which one counts.
+          context.addIssue({ code: 'custom', path: [name], message: 'given twice (header names ignore case)' });
+        } else if (RESERVED_HEADERS.has(name.toLowerCase())) {
           context.addIssue({ code: 'custom', path: [name], message: 'set by the sender; it cannot be given' });
         } else if (!HEADER_VALUE.test(value)) {
           context.addIssue({
@@ -68,6 +72,7 @@ export const OutgoingWebhookDefinitionSchema = z.strictObject({
             message: 'not a header value (line breaks and control characters are refused)',
           });
         }
+        seen.add(name.toLowerCase());
       }
     })
     .optional(),

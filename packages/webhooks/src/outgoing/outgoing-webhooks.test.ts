@@ -5,6 +5,7 @@ import { ConfigurationError, InsecureEndpointError } from '@threatlib/core';
 import { ManualClock } from '@threatlib/core/testing';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { WebhookError } from '../errors/webhook-error.js';
 import { WebhookManager, type WebhookManagerRuntime } from '../manager/webhook-manager.js';
 import { type HostResolver, systemResolver } from '../network/guarded-agent.js';
 import { FileOutbox } from './outbox/file-outbox.js';
@@ -145,6 +146,14 @@ describe('trigger', () => {
       refusal({ name: 'a', url: 'https://example.com/', events: ['x'], headers: { 'Webhook-Signature': 'v1,x' } })
         .message,
     ).toMatch(/webhooks\.outgoing\["a"\]\.headers\.Webhook-Signature: set by the sender/);
+    const twice = refusal({
+      name: 'a',
+      url: 'https://example.com/',
+      events: ['x'],
+      headers: { Authorization: 'Bearer a', authorization: 'Bearer b' },
+    });
+    expect(twice.message).toMatch(/headers\.authorization: given twice \(header names ignore case\)/);
+    expect(twice.message).not.toContain('Bearer');
     const short = refusal({ name: 'a', url: 'https://example.com/', events: ['x'], secret: 'tiny-secret' });
     expect(short.message).toMatch(/secret: the secret has 11 bytes/);
     expect(short.message).not.toContain('tiny-secret');
@@ -314,6 +323,107 @@ describe('retries', () => {
     expect((await webhooks.trigger('e', THREAT))[0]).toMatchObject({ status: 'failed', attempts: 0 });
     expect(gone.requests).toHaveLength(1);
     expect(webhooks.deliveryStats.endpoints.gone).toMatchObject({ disabled: true, failed: 2 });
+  });
+});
+
+describe('trigger refuses what it cannot send', () => {
+  it('refuses a messageId that cannot be a header (CR/LF...), saying why, and keeps nothing', async () => {
+    const target = await receiver();
+    const webhooks = manager({ allowPrivateNetworks: true });
+    webhooks.addOutgoing({ name: 'soc', url: target.url(), events: ['high-confidence-threat'] });
+    const refusal = async (messageId: unknown) => {
+      try {
+        await webhooks.trigger('high-confidence-threat', THREAT, { messageId } as never);
+      } catch (error) {
+        expect(WebhookError.isInstance(error)).toBe(true);
+        return (error as Error).message;
+      }
+      throw new Error('accepted');
+    };
+    expect(await refusal('msg_1\r\nX-Injected: 1')).toBe(
+      'the messageId of "high-confidence-threat" must be 1 to 256 printable ASCII characters without spaces (it is sent as the webhook-id header); it has a line break: "msg_1\\r\\nX-Injected: 1"; nothing was sent',
+    );
+    expect(await refusal('msg 1')).toMatch(/it has a space: "msg 1"/);
+    expect(await refusal('msg_\u0000')).toMatch(/it has a control character: "msg_\\u0000"/);
+    expect(await refusal('msg_\u00e9')).toMatch(/it has a character outside printable ASCII/);
+    expect(await refusal('')).toMatch(/it is empty/);
+    expect(await refusal('m'.repeat(300))).toMatch(/it has 300 characters: "m{80}…"; nothing was sent$/);
+    expect(await refusal(42)).toMatch(/expected a string; got number/);
+    expect(webhooks.deliveries()).toEqual([]);
+    expect(webhooks.deliveryStats).toMatchObject({ pending: 0, attempts: 0 });
+    expect(target.requests).toHaveLength(0);
+    // Nothing was written either: a manager opening the same outbox finds nothing to resume.
+    await webhooks.stop();
+    const after = manager({ allowPrivateNetworks: true });
+    after.addOutgoing({ name: 'soc', url: target.url(), events: ['high-confidence-threat'] });
+    await after.start();
+    expect(after.deliveries()).toEqual([]);
+    // A printable id is sent as given.
+    const [sent] = await after.trigger('high-confidence-threat', THREAT, {
+      messageId: 'msg_2KWPBgLlAfxdpx2AI54pPJ85f4W',
+    });
+    expect(sent).toMatchObject({ status: 'delivered', messageId: 'msg_2KWPBgLlAfxdpx2AI54pPJ85f4W' });
+  });
+
+  it('fails for good, at its first attempt, a delivery kept with an id no request can carry (an older outbox)', async () => {
+    const target = await receiver();
+    const outbox = new FileOutbox(join(dir, 'outbox'));
+    await outbox.open();
+    const messageId = 'msg_1\r\nX-Injected: 1';
+    await outbox.put({
+      key: `soc\n${messageId}`,
+      messageId,
+      endpoint: 'soc',
+      event: 'high-confidence-threat',
+      body: JSON.stringify({ type: 'high-confidence-threat', timestamp: new Date(START).toISOString(), data: THREAT }),
+      createdAt: START,
+      attempts: 0,
+      nextAttemptAt: START,
+    });
+    await outbox.close();
+    const webhooks = manager({ allowPrivateNetworks: true }, { clock: new ManualClock(START) });
+    webhooks.addOutgoing({ name: 'soc', url: target.url(), events: ['high-confidence-threat'] });
+    await webhooks.start();
+    await until(() => webhooks.deliveries({ status: 'failed' }).length === 1);
+    expect(webhooks.deliveries()).toEqual([
+      expect.objectContaining({
+        status: 'failed',
+        attempts: 1,
+        error: 'the request cannot be sent: invalid webhook-id header',
+      }),
+    ]);
+    expect(webhooks.deliveryStats).toMatchObject({ pending: 0, retried: 0, failed: 1 });
+    expect(target.requests).toHaveLength(0);
+  });
+
+  it('warns once per event name that no outgoing webhook lists, through its logger', async () => {
+    const lines: Array<{ obj: object; msg: string | undefined }> = [];
+    const logger = {
+      debug() {},
+      info() {},
+      warn: (obj: object, msg?: string) => void lines.push({ obj, msg }),
+      error() {},
+    };
+    const target = await receiver();
+    const webhooks = manager({ allowPrivateNetworks: true }, { logger });
+    expect(await webhooks.trigger('unknown-event', THREAT)).toEqual([]);
+    expect(lines).toEqual([
+      {
+        obj: { category: 'integration', event: 'unknown-event' },
+        msg: 'trigger("unknown-event") sent nothing: no outgoing webhook lists this event (none is registered); said once per event name',
+      },
+    ]);
+    webhooks.addOutgoing({ name: 'soc', url: target.url(), events: ['high-confidence-threat', 'threat-report'] });
+    expect(await webhooks.trigger('unknown-event', THREAT)).toEqual([]);
+    expect(await webhooks.trigger('high-confidense-threat', THREAT)).toEqual([]);
+    expect(lines.map((line) => line.msg)).toEqual([
+      expect.stringContaining('"unknown-event"'),
+      'trigger("high-confidense-threat") sent nothing: no outgoing webhook lists this event (the events listed: high-confidence-threat, threat-report); said once per event name',
+    ]);
+    // A documented event nobody subscribed to, and a listed one, are not warned about.
+    expect(await webhooks.trigger('campaign-detected', { campaign: 'cmp_1' })).toEqual([]);
+    expect(await webhooks.trigger('threat-report', THREAT)).toHaveLength(1);
+    expect(lines).toHaveLength(2);
   });
 });
 

@@ -3,6 +3,7 @@ import { type Alert, ConfigurationError, type Logger } from '@threatlib/core';
 import type { Clock } from '@threatlib/core/integration';
 import type { Agent } from 'undici';
 import { WebhookError } from '../errors/webhook-error.js';
+import { DOCUMENTED_OUTGOING_EVENTS, HIGH_CONFIDENCE_THREAT_EVENT } from '../events/documented-events.js';
 import { AddressPolicy } from '../network/address-policy.js';
 import { createGuardedAgent, type HostResolver } from '../network/guarded-agent.js';
 import { type AttemptOutcome, attemptDelivery } from './delivery-attempt.js';
@@ -13,7 +14,7 @@ import type {
   EndpointDeliveryStats,
   OutgoingDeliveryStats,
 } from './delivery-record.js';
-import { derivedMessageId, newMessageId } from './message-id.js';
+import { derivedMessageId, messageIdProblem, newMessageId } from './message-id.js';
 import { FileOutbox } from './outbox/file-outbox.js';
 import { type OutboxEntry, outboxKey, type WebhookOutbox } from './outbox/outbox.js';
 import { makeEndpoint, type OutgoingEndpoint, type OutgoingWebhookDefinition } from './outgoing-endpoint.js';
@@ -29,10 +30,10 @@ export type { DeliveryResult } from './delivery-record.js';
 export type { OutgoingWebhookDefinition } from './outgoing-endpoint.js';
 export { type OutgoingOptions, OutgoingOptionsSchema } from './outgoing-options.js';
 
-/** The event name of the documented outgoing high-confidence threat (INTERFACE.md 6.2). */
-export const HIGH_CONFIDENCE_THREAT_EVENT = 'high-confidence-threat';
 /** An alert's indicator is sent as `high-confidence-threat` from this confidence on (0 to 100). */
 export const DEFAULT_HIGH_CONFIDENCE = 80;
+/** Most event names remembered as warned about (triggered while no endpoint lists them); past it, no more warnings. */
+const MAX_WARNED_EVENTS = 1_000;
 
 /** What the outgoing side gets from the manager. */
 export interface OutgoingRuntime {
@@ -57,7 +58,10 @@ export interface OutgoingRuntime {
 
 /** Options of one {@link OutgoingWebhooks.trigger}. */
 export interface TriggerOptions {
-  /** The `webhook-id` to send (default a new random one); a message made again from the same facts reuses its id. */
+  /**
+   * The `webhook-id` to send (default a new random one); a message made again from the same facts reuses its id. 1 to
+   * 256 printable ASCII characters without spaces: it is sent as a header.
+   */
   messageId?: string;
 }
 
@@ -114,6 +118,8 @@ export class OutgoingWebhooks {
   #state: State = 'idle';
   #opening: Promise<void> | undefined;
   #lastOutboxWrite: Promise<void> | undefined;
+  /** Event names triggered while no endpoint listed them, already warned about. */
+  readonly #warnedEvents = new Set<string>();
   readonly #isStopping = (): boolean => this.#state === 'stopping';
 
   /** @throws {ConfigurationError} `Configuration invalid: <optionsPath>.<option>: ...` naming each invalid option. */
@@ -171,15 +177,25 @@ export class OutgoingWebhooks {
    * then POSTed. Resolves once each endpoint's first attempt has ended, with one result per endpoint (none listing
    * the event: an empty array). Opens the outbox first if `start()` has not.
    *
-   * @throws {WebhookError} when the event name or data cannot be sent (not JSON), the outbox is full, or the manager
-   *   is stopping.
+   * An event that no endpoint lists and threatlib does not document is logged once per name, as a warning (a
+   * misspelt event would otherwise send nothing without a word).
+   *
+   * @throws {WebhookError} when the event name, the message id (not a header value) or the data (not JSON) cannot be
+   *   sent, the outbox is full, or the manager is stopping. Nothing is kept when it throws.
    */
   async trigger(eventName: string, data: unknown, options: TriggerOptions = {}): Promise<DeliveryResult[]> {
     if (typeof eventName !== 'string' || eventName.length === 0 || eventName.length > 200) {
       throw new WebhookError('deliver', 'expected an event name of 1 to 200 characters');
     }
+    const idProblem = options.messageId === undefined ? undefined : messageIdProblem(options.messageId);
+    if (idProblem !== undefined) {
+      throw new WebhookError('deliver', `the messageId of "${eventName}" ${idProblem}; nothing was sent`);
+    }
     const targets = [...this.#endpoints.values()].filter((endpoint) => endpoint.events.has(eventName));
-    if (targets.length === 0) return [];
+    if (targets.length === 0) {
+      this.#warnUnlisted(eventName);
+      return [];
+    }
     const now = this.#runtime.clock.now();
     let body: string;
     try {
@@ -306,6 +322,19 @@ export class OutgoingWebhooks {
       waitingForEndpoint: [...this.#orphans.values()].reduce((total, entries) => total + entries.length, 0),
       endpoints,
     };
+  }
+
+  /** Warns, once per event name, that `eventName` was triggered while no endpoint lists it (unless it is documented). */
+  #warnUnlisted(eventName: string): void {
+    if (DOCUMENTED_OUTGOING_EVENTS.has(eventName) || this.#warnedEvents.has(eventName)) return;
+    if (this.#warnedEvents.size >= MAX_WARNED_EVENTS) return;
+    this.#warnedEvents.add(eventName);
+    const listed = [...new Set([...this.#endpoints.values()].flatMap((endpoint) => [...endpoint.events]))];
+    const shown = listed.length > 20 ? `${listed.slice(0, 20).join(', ')}, …` : listed.join(', ');
+    this.#runtime.logger.warn(
+      { category: 'integration', event: eventName },
+      `trigger(${JSON.stringify(eventName.length > 100 ? `${eventName.slice(0, 100)}…` : eventName)}) sent nothing: no outgoing webhook lists this event (${listed.length === 0 ? 'none is registered' : `the events listed: ${shown}`}); said once per event name`,
+    );
   }
 
   get #definitionsPath(): string {
@@ -515,6 +544,13 @@ export class OutgoingWebhooks {
       case 'blocked':
         this.#counters(entry.endpoint).blocked += 1;
         this.#runtime.logger.warn({ endpoint: endpoint.name }, `outgoing webhook "${endpoint.name}": ${outcome.error}`);
+        this.#finish(entry, 'failed', { error: outcome.error }, delivery);
+        return;
+      case 'unsendable':
+        this.#runtime.logger.warn(
+          { endpoint: endpoint.name, messageId: JSON.stringify(entry.messageId.slice(0, 100)) },
+          `outgoing webhook "${endpoint.name}": delivery failed for good: ${outcome.error}`,
+        );
         this.#finish(entry, 'failed', { error: outcome.error }, delivery);
         return;
       case 'failed': {
