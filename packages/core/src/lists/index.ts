@@ -8,6 +8,7 @@ export {
   type MatchKind,
 } from './indicator-matcher.js';
 export { type IpRange, type IpRangeResult, parseIpRange } from './ip-range.js';
+export type { LinearRegex } from './linear-regex.js';
 export { ListLoadError } from './list-load-error.js';
 export {
   LOCAL_LIST_FORMATS,

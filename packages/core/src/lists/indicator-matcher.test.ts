@@ -3,6 +3,7 @@ import type { Indicator, IndicatorType } from '../indicators/indicator.js';
 import { parseIndicator } from '../indicators/parse-indicator.js';
 import { IndicatorMatcher, type MatcherRule } from './indicator-matcher.js';
 import { parseIpRange } from './ip-range.js';
+import { compilePcreRegex } from './pcre-regex.js';
 
 const ALL: IndicatorType[] = ['ipv4', 'ipv6', 'domain', 'url', 'md5', 'sha1', 'sha256', 'email'];
 
@@ -77,11 +78,20 @@ describe('IndicatorMatcher', () => {
 
   it('tests regular expressions against the normalised value', () => {
     const matcher = new IndicatorMatcher<string>();
-    matcher.add({ kind: 'regex', regex: /^https:\/\/[^/]+\/wp-admin\//g, types: ['url'], entry: 'wp', tag: 'r' });
+    const compiled = compilePcreRegex('#^https://[^/]+/wp-admin/#');
+    if (!compiled.ok) throw new Error(compiled.reason);
+    matcher.add({ kind: 'regex', regex: compiled.regex, types: ['url'], entry: 'wp', tag: 'r' });
     const url = parseIndicator('HTTPS://Blog.Example.com/wp-admin/x');
     expect(matcher.match(url)?.entry).toBe('wp');
-    // The `g` flag is dropped, so a second lookup does not start where the first one stopped.
+    // A lookup keeps no state (as a global RegExp's lastIndex would), so the second one matches too.
     expect(matcher.match(url)?.entry).toBe('wp');
+    expect(matcher.match(parseIndicator('https://blog.example.com/wp-login'))).toBeUndefined();
+  });
+
+  it('refuses a JavaScript RegExp, which could backtrack on a lookup', () => {
+    const matcher = new IndicatorMatcher<string>();
+    const rule = { kind: 'regex', regex: /^(a+)+$/, types: ['domain'], entry: '/^(a+)+$/', tag: 'r' };
+    expect(() => matcher.add(rule as unknown as MatcherRule<string>)).toThrow(/expected a LinearRegex/);
   });
 
   it('ignores duplicates and entries that apply to no type', () => {

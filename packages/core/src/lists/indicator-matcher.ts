@@ -2,6 +2,7 @@ import type { Indicator, IndicatorType } from '../indicators/indicator.js';
 import { INDICATOR_TYPES } from '../indicators/indicator.js';
 import { type HostReading, otherHostReadings, readSerialisedHost, serialisedUrlHost } from './host-readings.js';
 import { type IpRange, ipv4ToNumber, ipv6ToBigInt, maskIpv4, maskIpv6, unmapIpv4 } from './ip-range.js';
+import { LinearRegex } from './linear-regex.js';
 import { type ProbeCounter, SubstringAutomaton } from './substring-automaton.js';
 
 /** How a list entry is compared with indicators. */
@@ -22,14 +23,15 @@ interface RuleBase<T> {
  * - `hostname`: the host (of a domain, of a URL, or the domain of an email address) is `hostname` or a name under it;
  * - `cidr`: the IP address (or a URL's IP host) is in `range`;
  * - `substring`: the normalised value contains `text` (case-sensitive, as MISP compares);
- * - `regex`: `regex` matches the normalised value.
+ * - `regex`: `regex` matches the normalised value. It is a {@link LinearRegex} (from `compilePcreRegex`), never a
+ *   JavaScript RegExp, so that no entry can make a lookup backtrack.
  */
 export type MatcherRule<T> =
   | (RuleBase<T> & { readonly kind: 'exact'; readonly value: string })
   | (RuleBase<T> & { readonly kind: 'hostname'; readonly hostname: string })
   | (RuleBase<T> & { readonly kind: 'cidr'; readonly range: IpRange })
   | (RuleBase<T> & { readonly kind: 'substring'; readonly text: string })
-  | (RuleBase<T> & { readonly kind: 'regex'; readonly regex: RegExp });
+  | (RuleBase<T> & { readonly kind: 'regex'; readonly regex: LinearRegex });
 
 /** What {@link IndicatorMatcher.match} found: the entry that matched, how, and the tag it was added with. */
 export interface MatcherHit<T> {
@@ -119,7 +121,8 @@ function firstHit(hits: readonly StoredHit<unknown>[] | undefined, bit: number):
  * exact values and hostnames are hash-map probes (one per label of the host, walked from the full name down, never a
  * scan of the list), IP ranges are one map probe per prefix length present (at most 33 for IPv4, 129 for IPv6),
  * substrings are one pass of an Aho-Corasick automaton over the value. Regular expressions are the exception: each
- * one that applies is tried in turn, so lists of them should stay short (MISP's are).
+ * one that applies is tried in turn, so lists of them should stay short (MISP's are); each try is one linear-time
+ * pass of RE2's engine over the value (see {@link LinearRegex}).
  *
  * Entries from several lists can share one matcher: each carries a `tag` (its list), and a lookup stays as cheap as
  * with one list. See {@link IndicatorMatcher.match} for which entry is reported when several match.
@@ -147,7 +150,7 @@ export class IndicatorMatcher<T> {
   readonly #ipv4 = new RangeTable<number>();
   readonly #ipv6 = new RangeTable<bigint>();
   readonly #substrings = new SubstringAutomaton<StoredHit<T>>();
-  readonly #regexes: { readonly regex: RegExp; readonly hit: StoredHit<T> }[] = [];
+  readonly #regexes: { readonly regex: LinearRegex; readonly hit: StoredHit<T> }[] = [];
   #size = 0;
 
   /** How many entries were added (duplicates not counted). */
@@ -184,8 +187,13 @@ export class IndicatorMatcher<T> {
         added = true;
         break;
       case 'regex':
-        // A global or sticky RegExp keeps state between `test` calls; a copy without those flags does not.
-        this.#regexes.push({ regex: new RegExp(rule.regex.source, rule.regex.flags.replace(/[gy]/g, '')), hit });
+        // The type says so; this keeps a backtracking RegExp passed from JavaScript out of the lookup path.
+        if (!(rule.regex instanceof LinearRegex)) {
+          throw new TypeError(
+            `regex entry ${JSON.stringify(rule.entry)}: expected a LinearRegex from compilePcreRegex`,
+          );
+        }
+        this.#regexes.push({ regex: rule.regex, hit });
         added = true;
         break;
     }

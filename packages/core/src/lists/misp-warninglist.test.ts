@@ -196,19 +196,28 @@ describe('loadMispWarninglist errors', () => {
     );
   });
 
-  it('a regular expression JavaScript cannot run names the list and the entry', async () => {
+  it('a regular expression the linear-time engine cannot run names the list, the entry and why', async () => {
     const file = join(dir, 'regex.json');
-    await writeFile(file, JSON.stringify({ name: 'Rx', type: 'regex', list: ['/^ok$/', '/(?>atomic)/'] }));
+    await writeFile(file, JSON.stringify({ name: 'Rx', type: 'regex', list: ['/^ok$/', '/^(\\w+)-\\1$/'] }));
     const error = await failure(loadMispWarninglist(file));
     expect(error.source).toBe(file);
     expect(error.problem).toBe(
-      'warninglist "Rx": entry "/(?>atomic)/" is not a usable regular expression: it has an atomic group (?>...), ' +
-        'which JavaScript does not have',
+      'warninglist "Rx": entry "/^(\\\\w+)-\\\\1$/" is not a usable regular expression: it has the back-reference \\1, ' +
+        'which needs a backtracking engine: list patterns run on RE2, whose lookups take time linear in the value, so ' +
+        'that no entry can stall one (write an octal character as \\0nn or \\o{…})',
+    );
+    const atomic = await failure(loadMispWarninglist({ name: 'Rx1', type: 'regex', list: ['/(?>atomic)/'] }));
+    expect(atomic.message).toMatch(
+      /^Cannot load list warninglist "Rx1": warninglist "Rx1": entry "\/\(\?>atomic\)\/" .* atomic group/,
     );
     const invalid = await failure(loadMispWarninglist({ name: 'Rx2', type: 'regex', list: ['/a(b/'] }));
     expect(invalid.problem).toMatch(
-      /entry "\/a\(b\/" is not a usable regular expression: it JavaScript cannot compile/,
+      /entry "\/a\(b\/" is not a usable regular expression: it cannot be compiled by RE2: .*missing closing \)/,
     );
+    const large = await failure(
+      loadMispWarninglist({ name: 'Rx3', type: 'regex', list: ['/^(?:[a-z]{1,63}\\.){1,8}$/'] }),
+    );
+    expect(large.problem).toMatch(/it compiles to \d+ instructions, more than the 400 a list pattern may have/);
   });
 
   it('tolerates unknown fields, a missing version and type, and entries mapped to comments (as MISP does)', async () => {

@@ -5,8 +5,11 @@ import { type AddressClass, classifyAddress } from './address-range.js';
 /**
  * Which addresses outgoing requests may reach. `false` (the default): public unicast addresses only. `true`: also
  * loopback, private, link-local, CGNAT, unique-local and reserved ranges, for receivers inside your own network;
- * never the unspecified address, broadcast, multicast or a cloud metadata service. A list of CIDR blocks or
- * addresses (`['10.20.0.0/16', '127.0.0.1']`): public addresses and those blocks only, whatever range they are in.
+ * never the unspecified address, broadcast, multicast or a cloud metadata or platform service. A list of CIDR blocks
+ * or addresses (`['10.20.0.0/16', '127.0.0.1']`): public addresses and those blocks only, whatever range they are
+ * in, except that a cloud metadata or platform service (169.254.169.254, Azure's 168.63.129.16, Alibaba's
+ * 100.100.100.200 inside 100.64.0.0/10...) is let through only by an entry naming that very address, never by a
+ * block that merely contains it.
  */
 export type PrivateNetworkAllowance = boolean | readonly string[];
 
@@ -39,8 +42,15 @@ export class AddressPolicy {
     if (this.#allowance === true) return { allowed: !NEVER_ALLOWED.has(found.range), class: found };
     if (this.#blocks.length === 0) return { allowed: false, class: found };
     const candidates = [ipaddr.parse(found.address), ...(found.embedded ? [ipaddr.parse(found.embedded)] : [])];
+    // Allowing the CGNAT range (a tailnet, say) must not also allow Alibaba's metadata service inside it.
+    const exactOnly = found.range === 'cloudMetadata';
     const listed = candidates.some((candidate) =>
-      this.#blocks.some(([block, bits]) => candidate.kind() === block.kind() && candidate.match(block, bits)),
+      this.#blocks.some(
+        ([block, bits]) =>
+          candidate.kind() === block.kind() &&
+          candidate.match(block, bits) &&
+          (!exactOnly || bits === (block.kind() === 'ipv4' ? 32 : 128)),
+      ),
     );
     return { allowed: listed, class: found };
   }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AddressPolicy, blockProblem } from './address-policy.js';
 import { classifyAddress } from './address-range.js';
+import { BlockedAddressError } from './blocked-address-error.js';
 
 describe('classifyAddress', () => {
   it.each([
@@ -55,6 +56,80 @@ describe('classifyAddress', () => {
     expect(classifyAddress('0x7f000001').range).toBe('invalid');
     expect(classifyAddress('127.1').range).toBe('invalid');
     expect(classifyAddress('2130706433').range).toBe('invalid');
+  });
+});
+
+// Every cloud metadata or platform address the guard knows (sources beside the table in address-range.ts).
+const METADATA_V4 = [
+  '169.254.169.254', // IMDS of AWS, GCP, Azure, Oracle, DigitalOcean, Hetzner, OpenStack
+  '168.63.129.16', // Azure WireServer: an ordinary public address to any range table
+  '100.100.100.200', // Alibaba Cloud, inside CGNAT
+  '192.0.0.192', // Oracle Cloud Infrastructure Classic, inside the IETF protocol block
+  '100.96.0.96', // Volcano Engine, inside CGNAT
+  '169.254.170.2', // AWS ECS task metadata and credentials
+  '169.254.170.23', // AWS EKS Pod Identity Agent
+  '169.254.169.123', // AWS Time Sync
+  '169.254.169.253', // AWS Route 53 Resolver
+];
+const METADATA_V6 = ['fd00:ec2::254', 'fd00:ec2::23', 'fd00:ec2::123', 'fd00:ec2::253', 'fe80::a9fe:a9fe'];
+
+/** The IPv6 forms that carry an IPv4 address to it: IPv4-mapped, SIIT, NAT64, 6to4, IPv4-compatible. */
+function carriers(v4: string): string[] {
+  const [a = 0, b = 0, c = 0, d = 0] = v4.split('.').map(Number);
+  const high = ((a << 8) | b).toString(16);
+  const low = ((c << 8) | d).toString(16);
+  return [
+    `::ffff:${v4}`,
+    `::ffff:${high}:${low}`,
+    `::ffff:0:${v4}`,
+    `64:ff9b::${v4}`,
+    `64:ff9b::${high}:${low}`,
+    `2002:${high}:${low}::1`,
+    `::${v4}`,
+  ];
+}
+
+describe('cloud metadata and platform addresses', () => {
+  it.each([...METADATA_V4, ...METADATA_V6, 'fe80::a9fe:a9fe%eth0'])('%s is a cloud metadata address', (address) => {
+    expect(classifyAddress(address).range).toBe('cloudMetadata');
+  });
+
+  it.each(METADATA_V4)('%s is one in every IPv6 form that carries it', (address) => {
+    for (const carrier of carriers(address)) {
+      expect(classifyAddress(carrier), carrier).toMatchObject({ range: 'cloudMetadata', embedded: address });
+    }
+  });
+
+  it('is refused by default, with allowPrivateNetworks: true, and by any block that merely contains it', () => {
+    const blocks = ['168.63.0.0/16', '100.64.0.0/10', '192.0.0.0/24', '169.254.0.0/16', 'fd00::/8', 'fe80::/10'];
+    for (const policy of [new AddressPolicy(), new AddressPolicy(true), new AddressPolicy(blocks)]) {
+      for (const address of [...METADATA_V4, ...METADATA_V6, ...METADATA_V4.flatMap(carriers)]) {
+        expect(policy.check(address).allowed, address).toBe(false);
+      }
+    }
+    // The blocks still let through what else they hold, and the addresses beside the services stay public.
+    expect(new AddressPolicy(blocks).check('100.64.1.2').allowed).toBe(true);
+    expect(new AddressPolicy(blocks).check('169.254.1.1').allowed).toBe(true);
+    expect(new AddressPolicy().check('168.63.129.17').allowed).toBe(true);
+    expect(new AddressPolicy().check('168.63.129.15').allowed).toBe(true);
+  });
+
+  it('is let through by an entry naming that very address, for a receiver that really is there', () => {
+    const policy = new AddressPolicy(['168.63.129.16', '100.100.100.200/32', 'fd00:ec2::254/128']);
+    expect(policy.check('168.63.129.16').allowed).toBe(true);
+    expect(policy.check('::ffff:168.63.129.16').allowed).toBe(true);
+    expect(policy.check('100.100.100.200').allowed).toBe(true);
+    expect(policy.check('fd00:ec2::254').allowed).toBe(true);
+    expect(policy.check('169.254.169.254').allowed).toBe(false);
+  });
+
+  it('says why in the refusal, and that allowPrivateNetworks: true does not lift it', () => {
+    const refusal = new BlockedAddressError('wireserver.example', '168.63.129.16', 'cloudMetadata');
+    expect(refusal.message).toBe(
+      '168.63.129.16 is a cloud metadata or platform service address (wireserver.example resolves to it): outgoing ' +
+        "requests may not reach internal networks; it holds the cloud's credentials and platform controls, so only " +
+        'an allowPrivateNetworks entry naming this very address lets it through',
+    );
   });
 });
 

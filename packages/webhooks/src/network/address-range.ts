@@ -17,8 +17,50 @@ export interface AddressClass {
   embedded?: string;
 }
 
-/** Addresses of cloud instance metadata services (AWS, GCP, Azure, OpenStack; AWS's IPv6 one). */
-const CLOUD_METADATA = new Set(['169.254.169.254', 'fd00:ec2::254', '169.254.170.2', '100.100.100.200']);
+/**
+ * Addresses where a cloud serves its instances credentials, configuration or platform services: never a webhook
+ * receiver, and what a forged request inside a cloud goes for. Several are ordinary public or special-purpose
+ * addresses to any range table (168.63.129.16 is public, 100.100.100.200 is in CGNAT, 192.0.0.192 in the IETF
+ * protocol block), so they are listed one by one, with where each provider documents it.
+ */
+const CLOUD_METADATA = new Set([
+  // Instance metadata (IMDS) of AWS, GCP (metadata.google.internal), Azure, Oracle Cloud, DigitalOcean, Hetzner
+  // Cloud, OpenStack and most others, and AWS's IPv6 one on Nitro instances:
+  // https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/instancedata-data-retrieval.html
+  // https://cloud.google.com/compute/docs/metadata/querying-metadata
+  // https://learn.microsoft.com/en-us/azure/virtual-machines/instance-metadata-service
+  // https://docs.oracle.com/en-us/iaas/Content/Compute/Tasks/gettingmetadata.htm
+  // https://docs.digitalocean.com/reference/api/metadata/
+  // https://docs.hetzner.cloud/#server-metadata
+  '169.254.169.254',
+  'fd00:ec2::254',
+  // OpenStack's metadata service over IPv6 (Nova, since Victoria):
+  // https://docs.openstack.org/nova/latest/admin/metadata-service.html
+  'fe80::a9fe:a9fe',
+  // Azure's WireServer (platform agent, DNS, health probes), reachable from every Azure VM:
+  // https://learn.microsoft.com/en-us/azure/virtual-network/what-is-ip-address-168-63-129-16
+  '168.63.129.16',
+  // Alibaba Cloud ECS instance metadata: https://www.alibabacloud.com/help/en/ecs/user-guide/view-instance-metadata
+  '100.100.100.200',
+  // Oracle Cloud Infrastructure Classic instance metadata:
+  // https://docs.oracle.com/en/cloud/iaas-classic/compute-iaas-cloud/stcsg/retrieving-instance-metadata.html
+  '192.0.0.192',
+  // Volcano Engine ECS instance metadata: https://www.volcengine.com/docs/6396/113780
+  '100.96.0.96',
+  // AWS ECS task metadata and container credentials:
+  // https://docs.aws.amazon.com/AmazonECS/latest/developerguide/task-metadata-endpoint-v2.html
+  '169.254.170.2',
+  // AWS EKS Pod Identity Agent, which hands pods their IAM credentials:
+  // https://docs.aws.amazon.com/eks/latest/userguide/pod-id-agent-setup.html
+  '169.254.170.23',
+  'fd00:ec2::23',
+  // AWS Amazon Time Sync Service: https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/configure-ec2-ntp.html
+  '169.254.169.123',
+  'fd00:ec2::123',
+  // AWS Route 53 Resolver (the VPC's DNS): https://docs.aws.amazon.com/vpc/latest/userguide/AmazonDNS-concepts.html
+  '169.254.169.253',
+  'fd00:ec2::253',
+]);
 
 /**
  * Classifies `address` (an IPv4 or IPv6 address in any form `net.isIP` accepts; an IPv6 zone is ignored). A string
@@ -38,7 +80,8 @@ export function classifyAddress(address: string): AddressClass {
   if (parsed.kind() === 'ipv4') return classifyV4(parsed as ipaddr.IPv4);
   const v6 = parsed as ipaddr.IPv6;
   const shown = v6.toString();
-  if (CLOUD_METADATA.has(shown)) return { address: shown, range: 'cloudMetadata' };
+  // Compared without a zone (`fe80::a9fe:a9fe%eth0` is the same service on whichever interface).
+  if (CLOUD_METADATA.has(new ipaddr.IPv6(v6.parts).toString())) return { address: shown, range: 'cloudMetadata' };
   const words = v6.parts;
   const range = v6.range();
   const embedded = embeddedV4(words, range);

@@ -17,9 +17,13 @@ export class BlockedAddressError extends ThreatlibError {
 
   constructor(host: string, address: string, range: string) {
     const via = host === address ? '' : ` (${host} resolves to it)`;
+    const remedy =
+      range === 'cloudMetadata'
+        ? "it holds the cloud's credentials and platform controls, so only an allowPrivateNetworks entry naming this very address lets it through"
+        : 'allow it with allowPrivateNetworks';
     super(
       'ADDRESS_BLOCKED',
-      `${address} is a ${describeRange(range)} address${via}: outgoing requests may not reach internal networks; allow it with allowPrivateNetworks`,
+      `${address} is a ${describeRange(range)} address${via}: outgoing requests may not reach internal networks; ${remedy}`,
     );
     this.name = 'BlockedAddressError';
     this.host = host;
@@ -46,7 +50,7 @@ const RANGE_NAMES: Record<string, string> = {
   loopback: 'loopback',
   private: 'private (RFC 1918)',
   linkLocal: 'link-local',
-  cloudMetadata: 'cloud metadata service',
+  cloudMetadata: 'cloud metadata or platform service',
   carrierGradeNat: 'carrier-grade NAT (100.64.0.0/10)',
   uniqueLocal: 'unique-local IPv6 (fc00::/7)',
   unspecified: 'unspecified',

@@ -176,6 +176,11 @@ describe('the SSRF guard', () => {
     ['http://[::1]:PORT/hook', 'loopback'],
     ['http://[::ffff:127.0.0.1]:PORT/hook', 'loopback'],
     ['http://169.254.169.254/latest/meta-data/', 'cloud metadata'],
+    ['http://168.63.129.16/machine?comp=goalstate', 'cloud metadata'],
+    ['http://100.100.100.200/latest/meta-data/', 'cloud metadata'],
+    ['http://192.0.0.192/latest/meta-data/', 'cloud metadata'],
+    ['http://[fd00:ec2::254]/latest/meta-data/', 'cloud metadata'],
+    ['http://[64:ff9b::a83f:8110]/machine', 'cloud metadata'],
     ['http://0x7f000001:PORT/hook', 'loopback'],
   ] as const;
 
