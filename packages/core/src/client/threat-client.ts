@@ -20,7 +20,6 @@ import type { Feed } from '../feeds/feed.js';
 import { isBuiltinFeedId } from '../feeds/feed-ids.js';
 import { FeedRegistry } from '../feeds/feed-registry.js';
 import { createHttpClient, type HttpClient } from '../http/http-client.js';
-import type { IndicatorTypeName } from '../indicators/index.js';
 import type {
   Integration,
   IntegrationClass,
@@ -289,6 +288,7 @@ export class ThreatClient {
         }
       },
       now: () => this.#clock.now(),
+      clock: this.#clock,
     });
     if (vault) {
       vault.events.on('locked', () => this.events.emit('vaultLocked'));
@@ -472,7 +472,11 @@ export class ThreatClient {
    * returns what each said. A warninglisted indicator is answered clean with no feed asked. Fires `threatFound`
    * once if the correlation of the answers concludes a threat, and raises its alert (see `alerting`).
    *
+   * Resolves within `options.timeoutMs` (default `performance.lookupTimeout`), whatever the feeds do: a feed that has
+   * not answered by then answers `timeout`, or `rate_limited` with `error.retryAt` while it is paused or out of quota.
+   *
    * @throws {InvalidIndicatorError} when `indicator` is not a valid indicator.
+   * @throws the reason of `options.signal` as soon as it aborts (the call's requests are aborted with it).
    */
   async scout(indicator: string, options: ScoutOptions = {}): Promise<ScoutResult> {
     const { scout, correlation } = await this.#engine.run(indicator, options);
@@ -483,9 +487,11 @@ export class ThreatClient {
   /**
    * Scouts the indicator and combines the answers into one explainable verdict (see the README for the formula).
    * Fires `threatFound` once when it concludes a threat, with `severity` = the risk score, and raises its alert: stored
-   * in `client.alerts` and delivered to every started integration in the background (see `alerting`).
+   * in `client.alerts` and delivered to every started integration in the background (see `alerting`). Bounded and
+   * cancellable as {@link scout} is; a correlation no feed answered is `unknown`, never `clean`.
    *
    * @throws {InvalidIndicatorError} when `indicator` is not a valid indicator.
+   * @throws the reason of `options.signal` as soon as it aborts.
    */
   async correlate(indicator: string, options: ScoutOptions = {}): Promise<CorrelationResult> {
     const { scout, correlation } = await this.#engine.run(indicator, options);
@@ -498,7 +504,8 @@ export class ThreatClient {
   /**
    * Scouts every input of a (possibly endless, possibly async) sequence and yields each outcome as it completes,
    * with backpressure: inputs are pulled only as results are consumed, so memory stays bounded. Invalid inputs
-   * yield `ok: false` with the reason; the run goes on.
+   * yield `ok: false` with the reason; the run goes on. Each input is a lookup with its own time limit (`timeoutMs`);
+   * `signal` ends the iteration at once with its reason.
    *
    * @example
    * ```ts
@@ -509,7 +516,7 @@ export class ThreatClient {
    */
   scoutMany(
     inputs: Iterable<string> | AsyncIterable<string>,
-    options: ScoutManyOptions & { type?: IndicatorTypeName; includeRaw?: boolean } = {},
+    options: ScoutManyOptions & Pick<ScoutOptions, 'type' | 'includeRaw' | 'timeoutMs' | 'deadline'> = {},
   ): AsyncGenerator<ScoutManyItem<ScoutResult>, void, undefined> {
     const { onProgress, window, signal, ...scoutOptions } = options;
     return streamScouts(inputs, (input) => this.scout(input, { ...scoutOptions, ...(signal ? { signal } : {}) }), {

@@ -793,8 +793,10 @@ const CHECKS: Record<string, Check> = {
       await second;
       return status;
     },
-    { performance: { rateLimit: { perFeed: { feed_probe: { requestsPerMinute: 1 } } } } },
+    // A lookup time limit the minute's wait fits in: maxQueueWait cuts the wait short within it.
+    { performance: { lookupTimeout: 120_000, rateLimit: { perFeed: { feed_probe: { requestsPerMinute: 1 } } } } },
   ),
+  'performance.lookupTimeout': effect({ performance: { lookupTimeout: 20 } }, async (c) => statuses(c, slowProbe(150))),
   'performance.retryDelay': effect({ performance: { retryDelay: 4000 } }, async (c) => retriesOver(c, [1000]), {
     performance: { retryAttempts: 1 },
   }),

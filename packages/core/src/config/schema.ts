@@ -4,6 +4,8 @@ import { BUILTIN_FEED_IDS } from '../feeds/feed-ids.js';
 import { LOG_CATEGORIES } from '../logging/categories.js';
 import { SYSLOG_FACILITIES, type SyslogFacilityName } from '../logging/rfc5424.js';
 import { SeveritySchema } from '../records/severity.js';
+import { MAX_TIMER_MS } from '../scheduler/clock.js';
+import { defaultLookupTimeout } from '../scheduler/lookup-timeout.js';
 
 /*
  * The one schema for every option of `new ThreatClient(config)`. Defaults live here and nowhere else, so the
@@ -126,15 +128,24 @@ const securitySchema = z.strictObject({
   authentication: authenticationSchema.optional(),
 });
 
-const performanceSchema = z.strictObject({
+const performanceOptions = z.strictObject({
   maxConcurrency: z.int().min(1).max(50).default(10),
   requestTimeout: positiveInt.default(30_000),
   retryAttempts: z.int().min(0).max(10).default(3),
   /**
    * Longest a feed request may wait for its quota, in ms. Unset (the default): requests wait as long as the quota
-   * requires (a day for an exhausted daily quota); a request that cannot be sent in time answers `rate_limited`.
+   * requires within the lookup's time limit (`lookupTimeout`); a request that cannot be sent in time answers
+   * `rate_limited` with the time its feed reopens.
    */
   maxQueueWait: positiveInt.optional(),
+  /**
+   * Longest one lookup (`scout`, `correlate`, each input of `scoutMany`) takes, in ms, whatever its feeds do: a feed
+   * that has not answered by then answers `timeout`, or `rate_limited` with `error.retryAt` when it is paused or out
+   * of quota until later. Default: (retryAttempts + 1) × requestTimeout + the backoff delays
+   * (retryDelay × (1 + backoffMultiplier + ... + backoffMultiplier^(retryAttempts − 1))), at most 10 minutes (or one
+   * requestTimeout when that is longer): 127000 ms with the other defaults.
+   */
+  lookupTimeout: positiveInt.max(MAX_TIMER_MS, { error: `at most ${MAX_TIMER_MS} ms (about 24.8 days)` }).optional(),
   retryDelay: milliseconds.default(1000),
   backoffMultiplier: z.number().min(1).default(2),
   circuitBreaker: z
@@ -153,6 +164,12 @@ const performanceSchema = z.strictObject({
     })
     .prefault({}),
 });
+
+/** `performance`, with the lookup time limit derived from the retry options when not given. */
+const performanceSchema = performanceOptions.transform((performance) => ({
+  ...performance,
+  lookupTimeout: performance.lookupTimeout ?? defaultLookupTimeout(performance),
+}));
 
 const cachingSchema = z
   .strictObject({

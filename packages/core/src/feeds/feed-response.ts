@@ -41,7 +41,7 @@ export function answer(fields: AnswerFields): FeedLookupResult {
 export function failure(
   status: Exclude<FeedStatus, 'ok' | 'not_found'>,
   message: string,
-  detail: { statusCode?: number; retryAfterMs?: number; network?: boolean; raw?: unknown } = {},
+  detail: { statusCode?: number; retryAfterMs?: number; retryAt?: string; network?: boolean; raw?: unknown } = {},
 ): FeedLookupResult {
   const { raw, ...error } = detail;
   return {
