@@ -3,14 +3,14 @@ import { MemoryAlertStore } from '../alerts/memory-alert-store.js';
 import type { CacheStore } from '../cache/cache-store.js';
 import { createCache } from '../cache/create-cache.js';
 import { CampaignTracker } from '../campaigns/campaign-tracker.js';
-import { configFromEnvironment, type Environment, processEnvironment } from '../config/environment.js';
+import { ENVIRONMENT_OPTIONS, type Environment, processEnvironment, readEnvironment } from '../config/environment.js';
 import { type LoadConfigOptions, loadConfig } from '../config/load-config.js';
 import { mergeConfig } from '../config/merge-config.js';
 import { parseConfig, parseSecurityAndLogging } from '../config/parse-config.js';
 import type { ApiKeyConfig, ResolvedConfig, ThreatConfig } from '../config/schema.js';
 import { type ConfigWarning, validateConfig } from '../config/validate-config.js';
 import type { Correlation } from '../correlation/correlate.js';
-import { ConfigurationError } from '../errors/configuration-error.js';
+import { ConfigurationError, type ConfigurationIssue } from '../errors/configuration-error.js';
 import { IntegrationError } from '../errors/integration-error.js';
 import type { AuditEvent } from '../events/audit-event.js';
 import { EventBus } from '../events/event-bus.js';
@@ -38,6 +38,7 @@ import type { MonitoringAlertStats } from '../monitoring/monitoring-alert.js';
 import type { MonitoringAlerter } from '../monitoring/monitoring-alerter.js';
 import type { OAuth2TokenSource } from '../oauth2/client-credentials.js';
 import { clientTokenSource } from '../oauth2/client-token-source.js';
+import { shownInput } from '../records/shown-input.js';
 import { type Clock, systemClock } from '../scheduler/clock.js';
 import { FeedScheduler } from '../scheduler/feed-scheduler.js';
 import { quotaFor } from '../scheduler/quota-for.js';
@@ -176,9 +177,14 @@ export class ThreatClient {
    */
   constructor(config: ThreatConfig, options: ThreatClientOptions = {}) {
     if (typeof config !== 'object' || config === null || Array.isArray(config)) {
-      throw new ConfigurationError([{ path: '(root)', message: 'expected a configuration object' }]);
+      throw new ConfigurationError([
+        {
+          path: '(root)',
+          message: `expected a configuration object, got ${config === undefined ? 'undefined' : shownInput(config)}`,
+        },
+      ]);
     }
-    const input = layeredConfig(config, options);
+    const { config: input, ignored } = layeredConfig(config, options);
     this.config = parseConfig(input);
     // Log lines can carry indicators and feed answers: the webhook transport obeys enforceHttps like a feed does.
     if (!options.logger) {
@@ -192,9 +198,18 @@ export class ThreatClient {
     const vault = options.vault;
     this.#vault = vault;
     // A key the vault holds is not missing, whatever apiKeys says.
-    this.warnings = validateConfig(input).filter(
-      (w) => !(w.code === 'MISSING_API_KEY' && vault?.has(w.path.slice('apiKeys.'.length))),
-    );
+    this.warnings = [
+      ...ignored.map(
+        (issue): ConfigWarning => ({
+          code: 'ENV_VARIABLE_IGNORED',
+          path: issue.path,
+          message: `${issue.path}: ${issue.message}; not used, since the configuration given to the constructor sets ${ENVIRONMENT_OPTIONS[issue.path] ?? 'its option'}`,
+        }),
+      ),
+      ...validateConfig(input).filter(
+        (w) => !(w.code === 'MISSING_API_KEY' && vault?.has(w.path.slice('apiKeys.'.length))),
+      ),
+    ];
     for (const warning of this.warnings) {
       this.logger.warn({ category: 'config', code: warning.code, path: warning.path }, warning.message);
     }
@@ -325,15 +340,22 @@ export class ThreatClient {
    */
   static async createVault(
     password: string,
-    apiKeys: Readonly<Record<string, string | ApiKeyConfig>>,
+    apiKeys: Readonly<Record<string, string | ApiKeyConfig | undefined>>,
     vaultOptions: VaultOptions = {},
   ): Promise<VaultClient> {
     if (typeof apiKeys !== 'object' || apiKeys === null || Array.isArray(apiKeys)) {
-      throw new ConfigurationError([{ path: 'apiKeys', message: 'expected an object of feed id -> API key' }]);
+      throw new ConfigurationError([
+        {
+          path: 'apiKeys',
+          message: `expected an object of feed id -> API key, got ${apiKeys === null ? 'null' : Array.isArray(apiKeys) ? 'an array' : `a ${typeof apiKeys}`}`,
+        },
+      ]);
     }
     const keys: Record<string, string> = {};
     const feedSettings: Record<string, ApiKeyConfig> = {};
     for (const [feed, entry] of Object.entries(apiKeys)) {
+      // `{feed_otx: process.env.OTX_KEY}` with the variable unset: a feed without a key, as in `apiKeys`.
+      if (entry === undefined) continue;
       if (typeof entry === 'string') keys[feed] = entry;
       else if (typeof entry === 'object' && entry !== null) {
         const { key, ...rest } = entry;
@@ -341,7 +363,10 @@ export class ThreatClient {
         if (Object.keys(rest).length > 0) feedSettings[feed] = rest;
       } else {
         throw new ConfigurationError([
-          { path: `apiKeys.${feed}`, message: 'expected an API key string or an object {key, endpoint?, ...}' },
+          {
+            path: `apiKeys.${feed}`,
+            message: `expected an API key string or an object {key, endpoint?, ...}, got ${entry === null ? 'null' : `a ${typeof entry}`}`,
+          },
         ]);
       }
     }
@@ -379,7 +404,7 @@ export class ThreatClient {
     const clientOptions = vaultOptions.clientOptions ?? {};
     // The vault needs its security settings (environment included), logger and clock before the client exists,
     // since the client's default `sources` may come from the vault; the client then shares the same ones.
-    const { security, logging } = parseSecurityAndLogging(layeredConfig(config, clientOptions));
+    const { security, logging } = parseSecurityAndLogging(layeredConfig(config, clientOptions).config);
     const logger = clientOptions.logger ?? createLogger(logging);
     const clock = clockOf(clientOptions);
     // A logger made here and never handed to a client must not leave its transports' timers and sockets open.
@@ -910,10 +935,17 @@ export class ThreatClient {
   }
 }
 
-/** The configuration as the client sees it: the environment's layer under the object given. */
-function layeredConfig(config: object, options: Pick<ThreatClientOptions, 'env'>): ThreatConfig {
+/**
+ * The configuration as the client sees it: the environment's layer under the object given. A malformed variable
+ * whose option the object sets is not used: it comes back in `ignored`, for a warning, instead of being fatal.
+ */
+function layeredConfig(
+  config: object,
+  options: Pick<ThreatClientOptions, 'env'>,
+): { config: ThreatConfig; ignored: ConfigurationIssue[] } {
   const env = options.env === false ? {} : (options.env ?? processEnvironment());
-  return mergeConfig<ThreatConfig>(configFromEnvironment(env, config), config);
+  const { layer, ignored } = readEnvironment(env, config, config);
+  return { config: mergeConfig<ThreatConfig>(layer, config), ignored };
 }
 
 function clockOf(options: Pick<ThreatClientOptions, 'clock' | 'now'>): Clock {

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { formatPath } from '../config/format-issues.js';
+import { formatPath } from '../config/format-path.js';
 import type { HttpResponse } from '../http/http-client.js';
 import type { FeedLookupResult } from './feed.js';
 import type { FeedStatus, FeedVerdict } from './feed-result.js';
