@@ -4,9 +4,14 @@ import { defineProject } from 'vitest/config';
 export default defineProject({
   resolve: {
     // Tests use the emulator's source, so it needs no build step of its own while core is being worked on.
-    alias: {
-      '@threatlib/feed-emulator': fileURLToPath(new URL('../feed-emulator/src/index.ts', import.meta.url)),
-    },
+    alias: [
+      {
+        find: '@threatlib/feed-emulator',
+        replacement: fileURLToPath(new URL('../feed-emulator/src/index.ts', import.meta.url)),
+      },
+      // The examples import the package by name, as users do; here that is its source.
+      { find: /^@threatlib\/core$/, replacement: fileURLToPath(new URL('./src/index.ts', import.meta.url)) },
+    ],
   },
   test: {
     name: 'core',

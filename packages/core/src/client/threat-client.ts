@@ -3,14 +3,14 @@ import { MemoryAlertStore } from '../alerts/memory-alert-store.js';
 import type { CacheStore } from '../cache/cache-store.js';
 import { createCache } from '../cache/create-cache.js';
 import { CampaignTracker } from '../campaigns/campaign-tracker.js';
-import { configFromEnvironment, type Environment, processEnvironment } from '../config/environment.js';
+import { ENVIRONMENT_OPTIONS, type Environment, processEnvironment, readEnvironment } from '../config/environment.js';
 import { type LoadConfigOptions, loadConfig } from '../config/load-config.js';
 import { mergeConfig } from '../config/merge-config.js';
 import { parseConfig, parseSecurityAndLogging } from '../config/parse-config.js';
 import type { ApiKeyConfig, ResolvedConfig, ThreatConfig } from '../config/schema.js';
 import { type ConfigWarning, validateConfig } from '../config/validate-config.js';
 import type { Correlation } from '../correlation/correlate.js';
-import { ConfigurationError } from '../errors/configuration-error.js';
+import { ConfigurationError, type ConfigurationIssue } from '../errors/configuration-error.js';
 import { IntegrationError } from '../errors/integration-error.js';
 import type { AuditEvent } from '../events/audit-event.js';
 import { EventBus } from '../events/event-bus.js';
@@ -20,7 +20,6 @@ import type { Feed } from '../feeds/feed.js';
 import { isBuiltinFeedId } from '../feeds/feed-ids.js';
 import { FeedRegistry } from '../feeds/feed-registry.js';
 import { createHttpClient, type HttpClient } from '../http/http-client.js';
-import type { IndicatorTypeName } from '../indicators/index.js';
 import type {
   Integration,
   IntegrationClass,
@@ -39,6 +38,7 @@ import type { MonitoringAlertStats } from '../monitoring/monitoring-alert.js';
 import type { MonitoringAlerter } from '../monitoring/monitoring-alerter.js';
 import type { OAuth2TokenSource } from '../oauth2/client-credentials.js';
 import { clientTokenSource } from '../oauth2/client-token-source.js';
+import { shownInput } from '../records/shown-input.js';
 import { type Clock, systemClock } from '../scheduler/clock.js';
 import { FeedScheduler } from '../scheduler/feed-scheduler.js';
 import { quotaFor } from '../scheduler/quota-for.js';
@@ -177,9 +177,14 @@ export class ThreatClient {
    */
   constructor(config: ThreatConfig, options: ThreatClientOptions = {}) {
     if (typeof config !== 'object' || config === null || Array.isArray(config)) {
-      throw new ConfigurationError([{ path: '(root)', message: 'expected a configuration object' }]);
+      throw new ConfigurationError([
+        {
+          path: '(root)',
+          message: `expected a configuration object, got ${config === undefined ? 'undefined' : shownInput(config)}`,
+        },
+      ]);
     }
-    const input = layeredConfig(config, options);
+    const { config: input, ignored } = layeredConfig(config, options);
     this.config = parseConfig(input);
     // Log lines can carry indicators and feed answers: the webhook transport obeys enforceHttps like a feed does.
     if (!options.logger) {
@@ -193,9 +198,18 @@ export class ThreatClient {
     const vault = options.vault;
     this.#vault = vault;
     // A key the vault holds is not missing, whatever apiKeys says.
-    this.warnings = validateConfig(input).filter(
-      (w) => !(w.code === 'MISSING_API_KEY' && vault?.has(w.path.slice('apiKeys.'.length))),
-    );
+    this.warnings = [
+      ...ignored.map(
+        (issue): ConfigWarning => ({
+          code: 'ENV_VARIABLE_IGNORED',
+          path: issue.path,
+          message: `${issue.path}: ${issue.message}; not used, since the configuration given to the constructor sets ${ENVIRONMENT_OPTIONS[issue.path] ?? 'its option'}`,
+        }),
+      ),
+      ...validateConfig(input).filter(
+        (w) => !(w.code === 'MISSING_API_KEY' && vault?.has(w.path.slice('apiKeys.'.length))),
+      ),
+    ];
     for (const warning of this.warnings) {
       this.logger.warn({ category: 'config', code: warning.code, path: warning.path }, warning.message);
     }
@@ -289,6 +303,7 @@ export class ThreatClient {
         }
       },
       now: () => this.#clock.now(),
+      clock: this.#clock,
     });
     if (vault) {
       vault.events.on('locked', () => this.events.emit('vaultLocked'));
@@ -325,15 +340,22 @@ export class ThreatClient {
    */
   static async createVault(
     password: string,
-    apiKeys: Readonly<Record<string, string | ApiKeyConfig>>,
+    apiKeys: Readonly<Record<string, string | ApiKeyConfig | undefined>>,
     vaultOptions: VaultOptions = {},
   ): Promise<VaultClient> {
     if (typeof apiKeys !== 'object' || apiKeys === null || Array.isArray(apiKeys)) {
-      throw new ConfigurationError([{ path: 'apiKeys', message: 'expected an object of feed id -> API key' }]);
+      throw new ConfigurationError([
+        {
+          path: 'apiKeys',
+          message: `expected an object of feed id -> API key, got ${apiKeys === null ? 'null' : Array.isArray(apiKeys) ? 'an array' : `a ${typeof apiKeys}`}`,
+        },
+      ]);
     }
     const keys: Record<string, string> = {};
     const feedSettings: Record<string, ApiKeyConfig> = {};
     for (const [feed, entry] of Object.entries(apiKeys)) {
+      // `{feed_otx: process.env.OTX_KEY}` with the variable unset: a feed without a key, as in `apiKeys`.
+      if (entry === undefined) continue;
       if (typeof entry === 'string') keys[feed] = entry;
       else if (typeof entry === 'object' && entry !== null) {
         const { key, ...rest } = entry;
@@ -341,7 +363,10 @@ export class ThreatClient {
         if (Object.keys(rest).length > 0) feedSettings[feed] = rest;
       } else {
         throw new ConfigurationError([
-          { path: `apiKeys.${feed}`, message: 'expected an API key string or an object {key, endpoint?, ...}' },
+          {
+            path: `apiKeys.${feed}`,
+            message: `expected an API key string or an object {key, endpoint?, ...}, got ${entry === null ? 'null' : `a ${typeof entry}`}`,
+          },
         ]);
       }
     }
@@ -379,7 +404,7 @@ export class ThreatClient {
     const clientOptions = vaultOptions.clientOptions ?? {};
     // The vault needs its security settings (environment included), logger and clock before the client exists,
     // since the client's default `sources` may come from the vault; the client then shares the same ones.
-    const { security, logging } = parseSecurityAndLogging(layeredConfig(config, clientOptions));
+    const { security, logging } = parseSecurityAndLogging(layeredConfig(config, clientOptions).config);
     const logger = clientOptions.logger ?? createLogger(logging);
     const clock = clockOf(clientOptions);
     // A logger made here and never handed to a client must not leave its transports' timers and sockets open.
@@ -472,7 +497,11 @@ export class ThreatClient {
    * returns what each said. A warninglisted indicator is answered clean with no feed asked. Fires `threatFound`
    * once if the correlation of the answers concludes a threat, and raises its alert (see `alerting`).
    *
+   * Resolves within `options.timeoutMs` (default `performance.lookupTimeout`), whatever the feeds do: a feed that has
+   * not answered by then answers `timeout`, or `rate_limited` with `error.retryAt` while it is paused or out of quota.
+   *
    * @throws {InvalidIndicatorError} when `indicator` is not a valid indicator.
+   * @throws the reason of `options.signal` as soon as it aborts (the call's requests are aborted with it).
    */
   async scout(indicator: string, options: ScoutOptions = {}): Promise<ScoutResult> {
     const { scout, correlation } = await this.#engine.run(indicator, options);
@@ -483,9 +512,11 @@ export class ThreatClient {
   /**
    * Scouts the indicator and combines the answers into one explainable verdict (see the README for the formula).
    * Fires `threatFound` once when it concludes a threat, with `severity` = the risk score, and raises its alert: stored
-   * in `client.alerts` and delivered to every started integration in the background (see `alerting`).
+   * in `client.alerts` and delivered to every started integration in the background (see `alerting`). Bounded and
+   * cancellable as {@link scout} is; a correlation no feed answered is `unknown`, never `clean`.
    *
    * @throws {InvalidIndicatorError} when `indicator` is not a valid indicator.
+   * @throws the reason of `options.signal` as soon as it aborts.
    */
   async correlate(indicator: string, options: ScoutOptions = {}): Promise<CorrelationResult> {
     const { scout, correlation } = await this.#engine.run(indicator, options);
@@ -498,7 +529,8 @@ export class ThreatClient {
   /**
    * Scouts every input of a (possibly endless, possibly async) sequence and yields each outcome as it completes,
    * with backpressure: inputs are pulled only as results are consumed, so memory stays bounded. Invalid inputs
-   * yield `ok: false` with the reason; the run goes on.
+   * yield `ok: false` with the reason; the run goes on. Each input is a lookup with its own time limit (`timeoutMs`);
+   * `signal` ends the iteration at once with its reason.
    *
    * @example
    * ```ts
@@ -509,7 +541,7 @@ export class ThreatClient {
    */
   scoutMany(
     inputs: Iterable<string> | AsyncIterable<string>,
-    options: ScoutManyOptions & { type?: IndicatorTypeName; includeRaw?: boolean } = {},
+    options: ScoutManyOptions & Pick<ScoutOptions, 'type' | 'includeRaw' | 'timeoutMs' | 'deadline'> = {},
   ): AsyncGenerator<ScoutManyItem<ScoutResult>, void, undefined> {
     const { onProgress, window, signal, ...scoutOptions } = options;
     return streamScouts(inputs, (input) => this.scout(input, { ...scoutOptions, ...(signal ? { signal } : {}) }), {
@@ -903,10 +935,17 @@ export class ThreatClient {
   }
 }
 
-/** The configuration as the client sees it: the environment's layer under the object given. */
-function layeredConfig(config: object, options: Pick<ThreatClientOptions, 'env'>): ThreatConfig {
+/**
+ * The configuration as the client sees it: the environment's layer under the object given. A malformed variable
+ * whose option the object sets is not used: it comes back in `ignored`, for a warning, instead of being fatal.
+ */
+function layeredConfig(
+  config: object,
+  options: Pick<ThreatClientOptions, 'env'>,
+): { config: ThreatConfig; ignored: ConfigurationIssue[] } {
   const env = options.env === false ? {} : (options.env ?? processEnvironment());
-  return mergeConfig<ThreatConfig>(configFromEnvironment(env, config), config);
+  const { layer, ignored } = readEnvironment(env, config, config);
+  return { config: mergeConfig<ThreatConfig>(layer, config), ignored };
 }
 
 function clockOf(options: Pick<ThreatClientOptions, 'clock' | 'now'>): Clock {

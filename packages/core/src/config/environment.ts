@@ -34,6 +34,25 @@ export function processEnvironment(): Environment {
   return proc?.env ?? {};
 }
 
+/** What {@link readEnvironment} found: the layer, and the malformed variables a layer above made unused. */
+export interface EnvironmentLayer {
+  layer: Partial<ThreatConfig>;
+  /** Malformed variables whose option the layer above sets: not used, so not fatal (the client warns). */
+  ignored: ConfigurationIssue[];
+}
+
+/** The option each variable that can be malformed sets. */
+const VARIABLE_OPTIONS = {
+  THREATLIB_STRATEGY: ['strategy'],
+  THREATLIB_MAX_CONCURRENCY: ['performance', 'maxConcurrency'],
+  THREATLIB_LOCK_TIMEOUT: ['security', 'lockTimeout'],
+} as const;
+
+/** The option each variable that can be malformed sets, as a path (`performance.maxConcurrency`). */
+export const ENVIRONMENT_OPTIONS: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries(VARIABLE_OPTIONS).map(([name, path]) => [name, path.join('.')]),
+);
+
 /**
  * Reads threatlib's environment variables into a configuration layer. Empty variables count as unset.
  *
@@ -46,30 +65,44 @@ export function processEnvironment(): Environment {
  * @throws {ConfigurationError} naming each malformed variable.
  */
 export function configFromEnvironment(env: Environment, base: ThreatConfig | object = {}): Partial<ThreatConfig> {
+  return readEnvironment(env, base).layer;
+}
+
+/**
+ * {@link configFromEnvironment}, knowing the layer that will be laid over the environment (the constructor's
+ * object): a malformed variable whose option that layer sets is never used, so it is not fatal but returned in
+ * `ignored`, for a warning. A malformed variable whose value would be used still throws.
+ *
+ * @throws {ConfigurationError} naming each malformed variable that would be used.
+ */
+export function readEnvironment(
+  env: Environment,
+  base: ThreatConfig | object = {},
+  above: object = {},
+): EnvironmentLayer {
   const issues: ConfigurationIssue[] = [];
+  const ignored: ConfigurationIssue[] = [];
   const layer: Record<string, unknown> = {};
   const read = (name: string) => {
     const value = env[name];
     return value === undefined || value.trim() === '' ? undefined : value.trim();
   };
+  const malformed = (path: keyof typeof VARIABLE_OPTIONS, message: string) => {
+    if (setIn(above, VARIABLE_OPTIONS[path])) ignored.push({ path, message });
+    else issues.push({ path, message });
+  };
 
   const strategy = read('THREATLIB_STRATEGY');
   if (strategy !== undefined) {
     if ((STRATEGIES as readonly string[]).includes(strategy)) layer.strategy = strategy;
-    else
-      issues.push({
-        path: 'THREATLIB_STRATEGY',
-        message: `expected one of ${STRATEGIES.join(', ')}, got "${strategy}"`,
-      });
+    else malformed('THREATLIB_STRATEGY', `expected one of ${STRATEGIES.join(', ')}, got "${strategy}"`);
   }
 
   const concurrency = read('THREATLIB_MAX_CONCURRENCY');
   if (concurrency !== undefined) {
     const n = wholeNumber(concurrency);
-    if (n === undefined)
-      issues.push({ path: 'THREATLIB_MAX_CONCURRENCY', message: `expected a whole number, got "${concurrency}"` });
-    else if (n < 1 || n > 50)
-      issues.push({ path: 'THREATLIB_MAX_CONCURRENCY', message: `must be between 1 and 50, got ${n}` });
+    if (n === undefined) malformed('THREATLIB_MAX_CONCURRENCY', `expected a whole number, got "${concurrency}"`);
+    else if (n < 1 || n > 50) malformed('THREATLIB_MAX_CONCURRENCY', `must be between 1 and 50, got ${n}`);
     else layer.performance = { maxConcurrency: n };
   }
 
@@ -80,10 +113,7 @@ export function configFromEnvironment(env: Environment, base: ThreatConfig | obj
   if (lockTimeout !== undefined) {
     const n = wholeNumber(lockTimeout);
     if (n === undefined || n < 1) {
-      issues.push({
-        path: 'THREATLIB_LOCK_TIMEOUT',
-        message: `expected a whole number of milliseconds above 0, got "${lockTimeout}"`,
-      });
+      malformed('THREATLIB_LOCK_TIMEOUT', `expected a whole number of milliseconds above 0, got "${lockTimeout}"`);
     } else security.lockTimeout = n;
   }
   const clientSecret = read(OAUTH2_CLIENT_SECRET_VARIABLE);
@@ -111,7 +141,17 @@ export function configFromEnvironment(env: Environment, base: ThreatConfig | obj
   if (Object.keys(apiKeys).length > 0) layer.apiKeys = apiKeys;
 
   if (issues.length > 0) throw new ConfigurationError(issues);
-  return layer as Partial<ThreatConfig>;
+  return { layer: layer as Partial<ThreatConfig>, ignored };
+}
+
+/** Whether `config` gives a value (not `undefined`) at `path`. */
+function setIn(config: object, path: readonly string[]): boolean {
+  let value: unknown = config;
+  for (const key of path) {
+    if (!isPlainObject(value)) return false;
+    value = value[key];
+  }
+  return value !== undefined;
 }
 
 function wholeNumber(text: string): number | undefined {

@@ -85,10 +85,12 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Threa
   const merged = mergeConfig<ThreatConfig>(profile, configFromEnvironment(env, profile));
   const result = ThreatConfigSchema.safeParse(merged);
   if (!result.success) {
-    const issues = toConfigurationIssues(result.error.issues).map((issue) => ({
-      path: `${issue.path} (profile "${requested}")`,
-      message: issue.message,
-    }));
+    const issues = toConfigurationIssues(result.error.issues, { input: merged, schema: ThreatConfigSchema }).map(
+      (issue) => ({
+        path: `${issue.path} (profile "${requested}")`,
+        message: issue.message,
+      }),
+    );
     throw new ConfigurationError(issues);
   }
   return merged;

@@ -71,8 +71,8 @@ describe('parseConfig', () => {
     const error = errorOf({ sources: ['feed_urls'], performence: {}, security: { enforceHTTPS: false } });
     expect(error.issues).toEqual(
       expect.arrayContaining([
-        { path: 'performence', message: 'unknown option' },
-        { path: 'security.enforceHTTPS', message: 'unknown option' },
+        { path: 'performence', message: 'unknown option; did you mean performance?' },
+        { path: 'security.enforceHTTPS', message: 'unknown option; did you mean security.enforceHttps?' },
       ]),
     );
   });
@@ -114,7 +114,11 @@ describe('parseConfig', () => {
       /absolute URL/,
     ],
     [{ sources: ['feed_otx'], apiKeys: { feed_otx: { key: 'k', rateLimit: 0 } } }, 'apiKeys.feed_otx.rateLimit', />0/],
-    [{ sources: ['feed_abuse'], apiKeys: { feed_abuse: { key: 'k', categories: [1.5] } } }, 'apiKeys.feed_abuse', /./],
+    [
+      { sources: ['feed_abuse'], apiKeys: { feed_abuse: { key: 'k', categories: [1.5] } } },
+      'apiKeys.feed_abuse.categories[0]',
+      /expected int, got 1\.5/,
+    ],
     [
       { sources: ['feed_urls'], security: { encryption: { algorithm: 'des' } } },
       'security.encryption.algorithm',
@@ -309,7 +313,9 @@ describe('parseConfig', () => {
   });
 
   it('refuses something that is not an object', () => {
-    expect(errorOf(null).message).toBe('Configuration invalid: (root): expected a configuration object');
-    expect(errorOf(['feed_urls']).message).toBe('Configuration invalid: (root): expected a configuration object');
+    expect(errorOf(null).message).toBe('Configuration invalid: (root): expected a configuration object, got null');
+    expect(errorOf(['feed_urls']).message).toBe(
+      'Configuration invalid: (root): expected a configuration object, got an array',
+    );
   });
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ConfigurationError } from '../errors/configuration-error.js';
+import { shownInput } from '../records/shown-input.js';
 import { toConfigurationIssues } from './format-issues.js';
 import {
   type LoggingConfig,
@@ -21,10 +22,17 @@ import {
  */
 export function parseConfig(input: unknown): ResolvedConfig {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    throw new ConfigurationError([{ path: '(root)', message: 'expected a configuration object' }]);
+    throw new ConfigurationError([
+      {
+        path: '(root)',
+        message: `expected a configuration object, got ${input === undefined ? 'undefined' : shownInput(input)}`,
+      },
+    ]);
   }
   const result = ThreatConfigSchema.safeParse(input as ThreatConfig);
-  if (!result.success) throw new ConfigurationError(toConfigurationIssues(result.error.issues));
+  if (!result.success) {
+    throw new ConfigurationError(toConfigurationIssues(result.error.issues, { input, schema: ThreatConfigSchema }));
+  }
   return result.data;
 }
 
@@ -41,7 +49,12 @@ const securityAndLogging = z.object({
  */
 export function parseSecurityAndLogging(input: object): { security: SecurityConfig; logging: LoggingConfig } {
   const { security, logging } = input as { security?: unknown; logging?: unknown };
-  const result = securityAndLogging.safeParse({ security: security ?? {}, logging: logging ?? {} });
-  if (!result.success) throw new ConfigurationError(toConfigurationIssues(result.error.issues));
+  const parts = { security: security ?? {}, logging: logging ?? {} };
+  const result = securityAndLogging.safeParse(parts);
+  if (!result.success) {
+    throw new ConfigurationError(
+      toConfigurationIssues(result.error.issues, { input: parts, schema: securityAndLogging }),
+    );
+  }
   return result.data;
 }

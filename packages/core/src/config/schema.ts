@@ -4,6 +4,8 @@ import { BUILTIN_FEED_IDS } from '../feeds/feed-ids.js';
 import { LOG_CATEGORIES } from '../logging/categories.js';
 import { SYSLOG_FACILITIES, type SyslogFacilityName } from '../logging/rfc5424.js';
 import { SeveritySchema } from '../records/severity.js';
+import { MAX_TIMER_MS } from '../scheduler/clock.js';
+import { defaultLookupTimeout } from '../scheduler/lookup-timeout.js';
 
 /*
  * The one schema for every option of `new ThreatClient(config)`. Defaults live here and nowhere else, so the
@@ -68,6 +70,16 @@ const apiKeySchema = z.union([z.string().min(1, { error: 'must not be empty' }),
   error: 'expected an API key string or an object {key, endpoint?, rateLimit?, timeout?, categories?}',
 });
 
+/**
+ * `apiKeys`: feed id -> key. An entry whose value is `undefined` (`{feed_otx: process.env.OTX_KEY}` with the variable
+ * unset) is a feed without a key, as if it were not written: it warns `MISSING_API_KEY` when the feed is listed.
+ */
+const apiKeysSchema = z.record(z.string(), apiKeySchema.optional()).transform((keys) => {
+  const given: Record<string, z.output<typeof apiKeySchema>> = {};
+  for (const [feed, entry] of Object.entries(keys)) if (entry !== undefined) given[feed] = entry;
+  return given;
+});
+
 const authenticationSchema = z.discriminatedUnion(
   'type',
   [
@@ -126,15 +138,24 @@ const securitySchema = z.strictObject({
   authentication: authenticationSchema.optional(),
 });
 
-const performanceSchema = z.strictObject({
+const performanceOptions = z.strictObject({
   maxConcurrency: z.int().min(1).max(50).default(10),
   requestTimeout: positiveInt.default(30_000),
   retryAttempts: z.int().min(0).max(10).default(3),
   /**
    * Longest a feed request may wait for its quota, in ms. Unset (the default): requests wait as long as the quota
-   * requires (a day for an exhausted daily quota); a request that cannot be sent in time answers `rate_limited`.
+   * requires within the lookup's time limit (`lookupTimeout`); a request that cannot be sent in time answers
+   * `rate_limited` with the time its feed reopens.
    */
   maxQueueWait: positiveInt.optional(),
+  /**
+   * Longest one lookup (`scout`, `correlate`, each input of `scoutMany`) takes, in ms, whatever its feeds do: a feed
+   * that has not answered by then answers `timeout`, or `rate_limited` with `error.retryAt` when it is paused or out
+   * of quota until later. Default: (retryAttempts + 1) × requestTimeout + the backoff delays
+   * (retryDelay × (1 + backoffMultiplier + ... + backoffMultiplier^(retryAttempts − 1))), at most 10 minutes (or one
+   * requestTimeout when that is longer): 127000 ms with the other defaults.
+   */
+  lookupTimeout: positiveInt.max(MAX_TIMER_MS, { error: `at most ${MAX_TIMER_MS} ms (about 24.8 days)` }).optional(),
   retryDelay: milliseconds.default(1000),
   backoffMultiplier: z.number().min(1).default(2),
   circuitBreaker: z
@@ -153,6 +174,12 @@ const performanceSchema = z.strictObject({
     })
     .prefault({}),
 });
+
+/** `performance`, with the lookup time limit derived from the retry options when not given. */
+const performanceSchema = performanceOptions.transform((performance) => ({
+  ...performance,
+  lookupTimeout: performance.lookupTimeout ?? defaultLookupTimeout(performance),
+}));
 
 const cachingSchema = z
   .strictObject({
@@ -401,6 +428,40 @@ const loggingSchema = z.strictObject({
   transports: transportsSchema.default([]),
 });
 
+const emailAlertsObjectSchema = z.strictObject({
+  from: z.email({ error: 'expected the sender address' }),
+  to: z.array(z.email({ error: 'expected an e-mail address' })).min(1, { error: 'at least one recipient' }),
+  smtp: z.strictObject({
+    host: z.string({ error: 'required: the SMTP server host' }).min(1),
+    port: z.int().min(1).max(65_535).default(587),
+    /** TLS from the first byte (port 465); otherwise STARTTLS when the server offers it. */
+    secure: z.boolean().default(false),
+    user: z.string().optional(),
+    password: z.string().optional(),
+  }),
+});
+
+/** The mail relay of the address form: the local one, as `mail(1)` and cron use. */
+const LOCAL_RELAY = { host: 'localhost', port: 25, secure: false } as const;
+
+/**
+ * `enterprise.monitoring.alerts.email`: `{from, to, smtp}`, or just the address alerts go to (`'soc@example.com'`),
+ * which sends from that address through the local mail relay (localhost, port 25, no login).
+ */
+const emailAlertsSchema = z.union(
+  [
+    z.email({ error: 'expected an e-mail address, or an object {from, to, smtp}' }).transform(
+      (address): z.output<typeof emailAlertsObjectSchema> => ({
+        from: address,
+        to: [address],
+        smtp: { ...LOCAL_RELAY },
+      }),
+    ),
+    emailAlertsObjectSchema,
+  ],
+  { error: 'expected an e-mail address, or an object {from, to: [addresses], smtp: {host, ...}}' },
+);
+
 const enterpriseSchema = z.strictObject({
   /**
    * Every alert also sent to one endpoint as JSON, CEF or LEEF: when `enabled`, `client.start()` builds the forwarder
@@ -458,20 +519,7 @@ const enterpriseSchema = z.strictObject({
         .strictObject({
           /** Least time between two alerts about the same feed and condition, in ms (default 15 minutes). */
           cooldownMs: positiveInt.default(900_000),
-          email: z
-            .strictObject({
-              from: z.email({ error: 'expected the sender address' }),
-              to: z.array(z.email({ error: 'expected an e-mail address' })).min(1, { error: 'at least one recipient' }),
-              smtp: z.strictObject({
-                host: z.string({ error: 'required: the SMTP server host' }).min(1),
-                port: z.int().min(1).max(65_535).default(587),
-                /** TLS from the first byte (port 465); otherwise STARTTLS when the server offers it. */
-                secure: z.boolean().default(false),
-                user: z.string().optional(),
-                password: z.string().optional(),
-              }),
-            })
-            .optional(),
+          email: emailAlertsSchema.optional(),
           webhook: z
             .strictObject({
               url: z.url({ error: 'expected the webhook URL' }),
@@ -620,7 +668,7 @@ export const ThreatConfigSchema = z
       .refine((list) => new Set(list).size === list.length, { error: 'a feed is listed twice' }),
     strategy: z.enum(STRATEGIES).default('defensive'),
     thresholds: thresholdsSchema.optional(),
-    apiKeys: z.record(z.string(), apiKeySchema).default({}),
+    apiKeys: apiKeysSchema.default({}),
     security: securitySchema.prefault({}),
     performance: performanceSchema.prefault({}),
     caching: cachingSchema.prefault({}),

@@ -4,8 +4,15 @@ import type { ThreatConfig } from './schema.js';
 /** A configuration that works but is probably not what the user wants. */
 export interface ConfigWarning {
   /** Stable identifier of the kind of warning. */
-  code: 'MISSING_API_KEY' | 'HIGH_CONCURRENCY' | 'LOW_REQUEST_TIMEOUT' | 'HTTPS_NOT_ENFORCED' | 'AUTO_LOCK_DISABLED';
-  /** Dotted path of the option concerned. */
+  code:
+    | 'MISSING_API_KEY'
+    | 'HIGH_CONCURRENCY'
+    | 'LOW_REQUEST_TIMEOUT'
+    | 'HTTPS_NOT_ENFORCED'
+    | 'AUTO_LOCK_DISABLED'
+    /** A malformed environment variable the constructor's configuration overrides (the client warns; never fatal). */
+    | 'ENV_VARIABLE_IGNORED';
+  /** Dotted path of the option concerned, or the environment variable's name. */
   path: string;
   /** What the consequence is and how to change it. */
   message: string;

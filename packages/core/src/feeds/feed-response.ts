@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { formatPath } from '../config/format-issues.js';
+import { formatPath } from '../config/format-path.js';
 import type { HttpResponse } from '../http/http-client.js';
 import type { FeedLookupResult } from './feed.js';
 import type { FeedStatus, FeedVerdict } from './feed-result.js';
@@ -41,7 +41,7 @@ export function answer(fields: AnswerFields): FeedLookupResult {
 export function failure(
   status: Exclude<FeedStatus, 'ok' | 'not_found'>,
   message: string,
-  detail: { statusCode?: number; retryAfterMs?: number; network?: boolean; raw?: unknown } = {},
+  detail: { statusCode?: number; retryAfterMs?: number; retryAt?: string; network?: boolean; raw?: unknown } = {},
 ): FeedLookupResult {
   const { raw, ...error } = detail;
   return {

@@ -52,6 +52,11 @@ export interface FeedResult {
     statusCode?: number;
     /** How long the feed asked us to wait (Retry-After), in ms. */
     retryAfterMs?: number;
+    /**
+     * With `rate_limited`: when the feed takes requests again (ISO 8601), from its Retry-After or the quota window
+     * that held the request back. Absent when the feed did not say.
+     */
+    retryAt?: string;
     /** The request got no answer at all (connection refused, reset, DNS). */
     network?: boolean;
   };

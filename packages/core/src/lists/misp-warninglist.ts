@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { formatPath } from '../config/format-issues.js';
+import { formatPath } from '../config/format-path.js';
 import type { IndicatorType } from '../indicators/indicator.js';
 import type { MatcherRule } from './indicator-matcher.js';
 import { cidrRule, type EntryResult, exactRule, hostnameRule, regexRule, substringRule } from './list-entry.js';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { formatPath } from '../config/format-issues.js';
+import { formatPath } from '../config/format-path.js';
 import type { ConfigurationIssue } from '../errors/configuration-error.js';
 import { ValidationError } from '../errors/validation-error.js';
 

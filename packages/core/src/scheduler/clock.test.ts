@@ -13,6 +13,19 @@ describe('systemClock timers', () => {
       systemClock.clearTimeout(unref);
     }
   });
+
+  it('hold a wait past the timer limit (a Retry-After weeks ahead) instead of firing at once', async () => {
+    let fired = false;
+    const timer = systemClock.setTimeout(() => {
+      fired = true;
+    }, 30 * 86_400_000);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(fired).toBe(false);
+    } finally {
+      systemClock.clearTimeout(timer);
+    }
+  });
 });
 
 describe('ManualClock', () => {

@@ -24,11 +24,17 @@ export interface Clock {
   clearTimeout(handle: unknown): void;
 }
 
-/** The real clock: `Date.now` and ordinary timers. */
+/**
+ * The longest wait a timer can hold (Node's `setTimeout` limit, about 24.8 days). Node fires a longer one after 1 ms
+ * instead, so a wait past it (a feed's `Retry-After` weeks ahead) would wake its owner in a busy loop.
+ */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/** The real clock: `Date.now` and ordinary timers; a wait past {@link MAX_TIMER_MS} wakes its owner early. */
 export const systemClock: Clock = {
   now: () => Date.now(),
   setTimeout(callback, ms, options) {
-    const timer = setTimeout(callback, Math.max(0, ms));
+    const timer = setTimeout(callback, Math.min(MAX_TIMER_MS, Math.max(0, ms)));
     if (options?.unref) timer.unref();
     return timer;
   },

@@ -1,12 +1,13 @@
 import { RateLimitError } from '../errors/rate-limit-error.js';
 import type { Clock } from './clock.js';
 import type { QuotaWindows } from './default-quotas.js';
-import { FeedQuota, type WindowStatus } from './feed-quota.js';
+import { FeedQuota, type WindowName, type WindowStatus } from './feed-quota.js';
 
 interface Job {
   run: () => void;
   fail: (error: unknown) => void;
   deadline: number | undefined;
+  deadlineName: string;
   signal: AbortSignal | undefined;
   onAbort: (() => void) | undefined;
 }
@@ -22,6 +23,8 @@ interface FeedLane {
 export interface ScheduleOptions {
   /** Epoch ms after which the request is no longer wanted: if our quota cannot send it by then, it fails. */
   deadline?: number | undefined;
+  /** What the deadline is, in the failure's message (default `the deadline`). */
+  deadlineName?: string | undefined;
   /** Cancels a request still waiting. */
   signal?: AbortSignal | undefined;
 }
@@ -72,6 +75,7 @@ export class FeedScheduler {
     return new Promise<T>((resolve, reject) => {
       const job: Job = {
         deadline: options.deadline,
+        deadlineName: options.deadlineName ?? 'the deadline',
         signal: options.signal,
         onAbort: undefined,
         fail: (error) => {
@@ -108,6 +112,11 @@ export class FeedScheduler {
   pause(feed: string, until: number): void {
     this.#lane(feed).quota.pauseUntil(until);
     this.#pump();
+  }
+
+  /** When `feed` may send its next request (its quota and pause), and the window holding it back if any. */
+  nextAvailable(feed: string): { at: number; window?: WindowName; limit?: string } {
+    return this.#lane(feed).quota.nextAvailable(this.#clock.now());
   }
 
   /** One feed's queue, quota and pause. */
@@ -168,7 +177,7 @@ export class FeedScheduler {
               lane.feed,
               next.window ?? 'second',
               next.at,
-              `${lane.feed}: no room in its ${what} before the deadline; next request possible at ${new Date(next.at).toISOString()}`,
+              `${lane.feed}: no room in its ${what} before ${job.deadlineName}; next request possible at ${new Date(next.at).toISOString()}`,
             ),
           );
         } else if (now > job.deadline) {
@@ -179,7 +188,7 @@ export class FeedScheduler {
               lane.feed,
               'concurrency',
               now,
-              `${lane.feed}: waited for one of the ${this.#concurrency} request slots (performance.maxConcurrency) past the deadline`,
+              `${lane.feed}: waited for one of the ${this.#concurrency} request slots (performance.maxConcurrency) past ${job.deadlineName}`,
             ),
           );
         }

@@ -5,6 +5,7 @@ import type { HttpClient, HttpResponse } from '../http/http-client.js';
 import { HttpError } from '../http/http-error.js';
 import type { Indicator } from '../indicators/index.js';
 import type { Logger } from '../logging/logger.js';
+import { untilAborted } from './until-aborted.js';
 
 /** One request to make: which feed, where, with which key and limits. */
 export interface FeedRequest {
@@ -14,6 +15,8 @@ export interface FeedRequest {
   apiKey?: string | undefined;
   options: Readonly<Record<string, unknown>>;
   timeoutMs: number;
+  /** The failure a timeout reports, when `timeoutMs` is not the feed's own (default: "did not answer within N ms"). */
+  timeoutMessage?: string | undefined;
   includeRaw: boolean;
   signal?: AbortSignal | undefined;
 }
@@ -42,9 +45,10 @@ export async function executeFeedRequest(
   // thousands of requests a second is most of the process's memory.
   const controller = new AbortController();
   let timedOut = false;
+  const timeoutMessage = request.timeoutMessage ?? `${feed.id} did not answer within ${request.timeoutMs} ms`;
   const timer = setTimeout(() => {
     timedOut = true;
-    controller.abort(new Error(`${feed.id} did not answer within ${request.timeoutMs} ms`));
+    controller.abort(new Error(timeoutMessage));
   }, request.timeoutMs);
   const onCallerAbort = () => controller.abort(request.signal?.reason);
   request.signal?.addEventListener('abort', onCallerAbort, { once: true });
@@ -61,20 +65,26 @@ export async function executeFeedRequest(
   };
   let lookup: FeedLookupResult;
   try {
-    const result = await feed.lookup(indicator, {
+    const result = await untilAborted(
+      // A third-party feed may answer synchronously.
+      Promise.resolve(
+        feed.lookup(indicator, {
+          signal,
+          endpoint: request.endpoint.replace(/\/+$/, ''),
+          http,
+          options: request.options,
+          includeRaw: request.includeRaw,
+          logger: deps.logger,
+          ...(request.apiKey === undefined ? {} : { apiKey: request.apiKey }),
+        }),
+      ),
       signal,
-      endpoint: request.endpoint.replace(/\/+$/, ''),
-      http,
-      options: request.options,
-      includeRaw: request.includeRaw,
-      logger: deps.logger,
-      ...(request.apiKey === undefined ? {} : { apiKey: request.apiKey }),
-    });
+    );
     lookup = checkLookupResult(feed.id, result);
   } catch (error) {
     if (request.signal?.aborted) throw request.signal.reason;
     if (timedOut) {
-      lookup = failure('timeout', `${feed.id} did not answer within ${request.timeoutMs} ms`);
+      lookup = failure('timeout', timeoutMessage);
     } else {
       const network = HttpError.isInstance(error) && error.kind === 'network';
       lookup = failure('error', describeFailure(feed.id, error), network ? { network: true } : {});

@@ -8,14 +8,18 @@ import {
   type Thresholds,
 } from '../correlation/strategies.js';
 import { ThreatlibError } from '../errors/threatlib-error.js';
+import { ValidationError } from '../errors/validation-error.js';
 import type { Feed, FeedLookupResult } from '../feeds/feed.js';
 import { failure } from '../feeds/feed-response.js';
 import type { FeedResult } from '../feeds/feed-result.js';
 import { type Indicator, type IndicatorType, type IndicatorTypeName, parseIndicator } from '../indicators/index.js';
+import { shownInput } from '../records/shown-input.js';
+import { type Clock, MAX_TIMER_MS } from '../scheduler/clock.js';
 import { isoTime } from '../scheduler/iso-time.js';
 import { checkEndpoint } from '../security/endpoint-policy.js';
 import { VaultLockedError } from '../vault/vault-locked-error.js';
-import type { FeedPipeline } from './feed-pipeline.js';
+import type { FeedPipeline, LookupLimit } from './feed-pipeline.js';
+import { untilAborted } from './until-aborted.js';
 
 /** A benign-list match that answers an indicator before any feed is asked. */
 export interface WarninglistHit {
@@ -44,8 +48,16 @@ export interface LocalSource {
 
 /** Options of `client.scout`, `client.correlate` and `client.scoutMany`. */
 export interface ScoutOptions {
-  /** Aborts the feed requests still running (the promise rejects with the signal's reason). */
+  /**
+   * Cancels the call: the promise rejects at once with the signal's reason, this call's requests are aborted and its
+   * place in any queue given up (a request another call shares goes on for that call).
+   */
   signal?: AbortSignal;
+  /**
+   * The call's time limit in ms (default `performance.lookupTimeout`): a feed that has not answered by then answers
+   * `timeout`, or `rate_limited` with `error.retryAt` while it is paused or out of quota.
+   */
+  timeoutMs?: number;
   /** Include each feed's raw response body in its result. */
   includeRaw?: boolean;
   /**
@@ -56,7 +68,7 @@ export interface ScoutOptions {
   /**
    * Latest time a feed request may be sent (epoch ms or a Date). A feed whose quota has no room by then answers
    * `rate_limited` naming the window instead of waiting. Default: `performance.maxQueueWait` from now, if set;
-   * otherwise requests wait as long as their quota requires.
+   * otherwise the end of the call's time limit (`timeoutMs`), which a later deadline does not extend.
    */
   deadline?: number | Date;
 }
@@ -91,6 +103,8 @@ export interface ScoutEngineDeps {
    */
   checkKeys?: (feeds: readonly Feed[]) => void;
   now: () => number;
+  /** Timers of the calls' time limits. */
+  clock: Clock;
 }
 
 /**
@@ -107,6 +121,7 @@ export class ScoutEngine {
 
   /** Scouts and correlates; the caller decides which to return and whether to emit `threatFound`. */
   async run(input: string, options: ScoutOptions = {}): Promise<{ scout: ScoutResult; correlation: Correlation }> {
+    options.signal?.throwIfAborted();
     const indicator = parseIndicator(input, options.type);
     const scout = await this.scout(indicator, options);
     return { scout, correlation: this.correlate(scout) };
@@ -115,7 +130,8 @@ export class ScoutEngine {
   async scout(indicator: Indicator, options: ScoutOptions): Promise<ScoutResult> {
     const startedAt = this.#deps.now();
     const started = performance.now();
-    const { prefilter, lists } = await this.#deps.prepared();
+    const limitMs = timeLimitOf(options, this.#deps.config);
+    const { prefilter, lists } = await untilAborted(this.#deps.prepared(), options.signal);
     const finish = (results: FeedResult[], warninglist?: WarninglistHit): ScoutResult => {
       const result: ScoutResult = {
         indicator: indicator.value,
@@ -168,9 +184,22 @@ export class ScoutEngine {
 
     const sources = this.#deps.sources();
     this.#deps.checkKeys?.(sources.filter((feed) => feed.supportedTypes.includes(indicator.type)));
-    const pending = sources.map((feed) => this.#ask(feed, indicator, options));
-    const feedResults = await Promise.all(pending);
-    return finish([...feedResults, ...listResults]);
+    // One timer for the whole call: when it fires, every feed still to answer answers `timeout` or `rate_limited`.
+    const { clock } = this.#deps;
+    const reached = new AbortController();
+    const endsAt = startedAt + limitMs;
+    const timer = clock.setTimeout(() => reached.abort(), endsAt - clock.now());
+    const limit: LookupLimit = { endsAt, ms: limitMs, reached: reached.signal };
+    try {
+      const pending = sources.map((feed) => this.#ask(feed, indicator, options, limit));
+      // Every lookup settles by itself (by the time limit at the latest); when one rejects (an abort, a locked vault)
+      // the others' outcomes are nobody's to handle.
+      for (const lookup of pending) lookup.catch(() => {});
+      const feedResults = await Promise.all(pending);
+      return finish([...feedResults, ...listResults]);
+    } finally {
+      clock.clearTimeout(timer);
+    }
   }
 
   correlate(scout: ScoutResult): Correlation {
@@ -224,7 +253,7 @@ export class ScoutEngine {
     });
   }
 
-  async #ask(feed: Feed, indicator: Indicator, options: ScoutOptions): Promise<FeedResult> {
+  async #ask(feed: Feed, indicator: Indicator, options: ScoutOptions, limit: LookupLimit): Promise<FeedResult> {
     const { config } = this.#deps;
     const base = { feed: feed.id, indicator: indicator.value, type: indicator.type, durationMs: 0, cached: false };
     if (!feed.supportedTypes.includes(indicator.type)) {
@@ -270,12 +299,17 @@ export class ScoutEngine {
       key: '',
     };
     const maxWait = config.performance.maxQueueWait;
-    const deadline =
+    const asked =
       options.deadline !== undefined
-        ? new Date(options.deadline).getTime()
+        ? { at: new Date(options.deadline).getTime(), name: 'the deadline' }
         : maxWait === undefined
           ? undefined
-          : this.#deps.now() + maxWait;
+          : { at: this.#deps.now() + maxWait, name: `the deadline (performance.maxQueueWait ${maxWait} ms)` };
+    // A request sent after the call has ended would answer nobody: the time limit is the latest deadline.
+    const deadline =
+      asked && asked.at < limit.endsAt
+        ? asked
+        : { at: limit.endsAt, name: `the lookup's time limit of ${limit.ms} ms (performance.lookupTimeout)` };
     return this.#deps.pipeline.lookup(feed, indicator, {
       endpoint,
       options: feedOptions,
@@ -283,9 +317,26 @@ export class ScoutEngine {
       includeRaw: options.includeRaw ?? false,
       apiKey,
       signal: options.signal,
-      deadline,
+      deadline: deadline.at,
+      deadlineName: deadline.name,
+      limit,
     });
   }
+}
+
+/** The time limit of one call: its `timeoutMs`, else `performance.lookupTimeout`. */
+function timeLimitOf(options: ScoutOptions, config: ResolvedConfig): number {
+  const { timeoutMs } = options;
+  if (timeoutMs === undefined) return config.performance.lookupTimeout;
+  if (typeof timeoutMs !== 'number' || !(timeoutMs > 0) || timeoutMs > MAX_TIMER_MS) {
+    throw new ValidationError('scout options', [
+      {
+        path: 'timeoutMs',
+        message: `expected a number of milliseconds from 1 to ${MAX_TIMER_MS}, got ${shownInput(timeoutMs)}`,
+      },
+    ]);
+  }
+  return timeoutMs;
 }
 
 /** The thresholds a configuration's strategy implies. */

@@ -1,4 +1,5 @@
 import { ThreatlibError } from '../errors/threatlib-error.js';
+import { untilAborted } from './until-aborted.js';
 
 /** One outcome of `scoutMany`: the result for an input, or why that input could not be scouted. */
 export type ScoutManyItem<T> =
@@ -21,7 +22,10 @@ export interface ScoutManyOptions {
   onProgress?: (progress: ScoutProgress) => void;
   /** Inputs worked on at once (default: twice the client's concurrency, so feeds are never idle). */
   window?: number;
-  /** Stops pulling inputs; the iteration then ends with the signal's reason. */
+  /**
+   * Cancels the run: the iteration ends at once with the signal's reason (also while it waits for the next input),
+   * and the lookups under way are cancelled.
+   */
   signal?: AbortSignal;
 }
 
@@ -49,7 +53,7 @@ export async function* streamScouts<T>(
     for (;;) {
       while (!exhausted && inFlight.size < options.window) {
         options.signal?.throwIfAborted();
-        const next = await iterator.next();
+        const next = await untilAborted(Promise.resolve(iterator.next()), options.signal);
         if (next.done) {
           exhausted = true;
           break;
@@ -68,7 +72,7 @@ export async function* streamScouts<T>(
         );
       }
       if (inFlight.size === 0) return;
-      const { id, item } = await Promise.race(inFlight.values());
+      const { id, item } = await untilAborted(Promise.race(inFlight.values()), options.signal);
       inFlight.delete(id);
       completed += 1;
       if (!item.ok) failed += 1;
@@ -78,6 +82,10 @@ export async function* streamScouts<T>(
   } finally {
     // Abandoned work still settles; swallow its outcome so nothing becomes an unhandled rejection.
     for (const pending of inFlight.values()) pending.catch(() => {});
-    await (iterator as { return?: () => unknown }).return?.();
+    // An input source still producing its next value cannot be told to stop before it yields; ending the run does
+    // not wait for it.
+    if (options.signal?.aborted)
+      void Promise.resolve((iterator as { return?: () => unknown }).return?.()).catch(() => {});
+    else await (iterator as { return?: () => unknown }).return?.();
   }
 }

@@ -89,13 +89,18 @@ export function vaultSettings(
   options: VaultOptions,
   context: { clock: Clock; logger: Logger },
 ): VaultSettings {
-  const parsed = rotationSchema.safeParse({
+  const rotation = {
     rotationEnabled: options.rotationEnabled,
     rotationInterval: options.rotationInterval,
     onRotate: options.onRotate,
     path: options.path,
-  });
-  if (!parsed.success) throw new ConfigurationError(toConfigurationIssues(parsed.error.issues));
+  };
+  const parsed = rotationSchema.safeParse(rotation);
+  if (!parsed.success) {
+    throw new ConfigurationError(
+      toConfigurationIssues(parsed.error.issues, { input: rotation, schema: rotationSchema }),
+    );
+  }
   const { encryption, memoryProtection } = security;
   return {
     keyDerivation: encryption.keyDerivation,
