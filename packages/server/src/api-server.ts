@@ -33,6 +33,7 @@ import {
 } from './http/connection-options.js';
 import { deferContinue, refuseUnknownExpectations } from './http/expect-continue.js';
 import { DEFAULT_JSON_DEPTH_LIMIT, jsonBodyParser } from './http/json-body-parser.js';
+import { listenError } from './http/listen-error.js';
 import { PROBLEM_TYPES, type Problem, ProblemError, validationProblem } from './http/problem.js';
 import { MAX_PARAM_LENGTH, routerRefusalHandler } from './http/router-refusals.js';
 import { securityHeaders } from './http/security-headers.js';
@@ -189,9 +190,24 @@ export class APIServer {
   /** Starts every mounted client and listens. Resolves with the address. */
   async start(): Promise<string> {
     if (this.#mounted.length === 0) throw new Error('mount() a client before start()');
+    // What authentication can only learn over the network (an OAuth 2.0 issuer's metadata), before anything starts:
+    // a configuration that cannot check a token fails here, not on every request.
+    for (const { authenticator } of this.#mounted) await authenticator.prepare();
     const app = await this.#build();
-    for (const { client } of this.#mounted) await client.start();
-    this.#address = await app.listen({ port: this.#options.port, host: this.#options.host });
+    const started: ThreatClient[] = [];
+    try {
+      for (const { client } of this.#mounted) {
+        await client.start();
+        started.push(client);
+      }
+      this.#address = await app.listen({ port: this.#options.port, host: this.#options.host });
+    } catch (error) {
+      // Nothing is left running: the app's resources and the clients started so far are released.
+      this.#app = undefined;
+      await app.close();
+      for (const client of started.reverse()) await client.stop().catch(() => {});
+      throw listenError(error, this.#options.host, this.#options.port);
+    }
     return this.#address;
   }
 
