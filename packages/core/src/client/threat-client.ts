@@ -193,9 +193,7 @@ export class ThreatClient {
     const vault = options.vault;
     this.#vault = vault;
     // A key the vault holds is not missing, whatever apiKeys says.
-    this.warnings = validateConfig(input).filter(
-      (w) => !(w.code === 'MISSING_API_KEY' && vault?.has(w.path.slice('apiKeys.'.length))),
-    );
+    this.warnings = validateConfig(input, { hasKey: (feed) => vault?.has(feed) === true });
     for (const warning of this.warnings) {
       this.logger.warn({ category: 'config', code: warning.code, path: warning.path }, warning.message);
     }
@@ -762,8 +760,8 @@ export class ThreatClient {
    *
    * `status` is `unhealthy` when a part the client was given cannot work until a person acts: the vault is locked, or
    * an integration is unhealthy (or did not answer in time). It is `degraded` when the client answers but some answers
-   * are missing or costlier: a feed's breaker open or half open, a feed whose key was refused or that has none, a
-   * failed cache round trip. Otherwise `healthy`; `reasons` says why in one line each. Feeds alone never make a client
+   * are missing or costlier: a feed's breaker open or half open, a feed whose key was refused, a failed cache round
+   * trip (a feed without a key is `not_configured`, not a failure). Otherwise `healthy`; `reasons` says why in one line each. Feeds alone never make a client
    * unhealthy: it still answers, with each failure in its results. The checks run whatever
    * `enterprise.monitoring.healthChecks` says: that option only tells automated probes (the server's `GET /health`)
    * whether to run them.
