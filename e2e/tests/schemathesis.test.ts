@@ -94,8 +94,12 @@ describe.skipIf(!e2e)('schemathesis against the REST server', () => {
       paths: Record<string, Record<string, unknown>>;
     };
     const methods = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'options']);
-    const operations = Object.values(document.paths).flatMap((item) => Object.keys(item).filter((k) => methods.has(k)));
-    expect(operations.length).toBeGreaterThanOrEqual(9);
+    // Schemathesis leaves out the operation that serves the schema it was given (GET /openapi.json); the same
+    // document under the mount prefix is fuzzed like any other operation.
+    const operations = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.keys(item).filter((k) => methods.has(k) && !(path === '/openapi.json' && k === 'get')),
+    );
+    expect(operations.length).toBeGreaterThanOrEqual(11);
     const { code, output } = await schemathesis(address);
     expect(code, tail(output)).toBe(0);
     expect(output).toMatch(new RegExp(`Tested: ${operations.length}\\b`));

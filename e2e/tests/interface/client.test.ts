@@ -512,10 +512,16 @@ describe('7 errors', () => {
     expect((error as Error).message).toMatch(/^Configuration invalid: performance\.maxConcurrency: /);
   });
 
-  it('5. warns, and does not throw, in exactly the five documented cases', () => {
-    const warnings = (config: ConstructorParameters<typeof ThreatClient>[0]) =>
+  it('5. warns, and does not throw, in the five documented cases (and when no threat can ever be concluded)', () => {
+    // One source under the default strategy (defensive: three must agree) can never conclude a threat, which is a
+    // warning of its own (STRATEGY_CANNOT_CONCLUDE, shown below); the five documented cases are read without it.
+    const all = (config: ConstructorParameters<typeof ThreatClient>[0]) =>
       track(new ThreatClient({ ...config, logging: { enabled: false } })).warnings.map((w) => [w.code, w.path]);
+    const warnings = (config: ConstructorParameters<typeof ThreatClient>[0]) =>
+      all(config).filter(([code]) => code !== 'STRATEGY_CANNOT_CONCLUDE');
 
+    expect(all({ sources: ['feed_urls'] })).toEqual([['STRATEGY_CANNOT_CONCLUDE', 'strategy']]);
+    expect(all({ sources: ['feed_urls'], strategy: 'aggressive' })).toEqual([]);
     expect(warnings({ sources: ['feed_urls'] })).toEqual([]);
     expect(warnings({ sources: ['feed_urls', 'feed_otx'] })).toEqual([['MISSING_API_KEY', 'apiKeys.feed_otx']]);
     expect(warnings({ sources: ['feed_urls'], performance: { maxConcurrency: 21 } })).toEqual([

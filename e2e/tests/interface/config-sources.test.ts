@@ -49,7 +49,12 @@ describe('8.2 threatlib.config.js: profiles keyed by name, the chosen one passed
       logging: { level: 'debug' },
       caching: { enabled: false },
     });
-    expect(trojan.warnings.map((warning) => warning.code).sort()).toEqual(['AUTO_LOCK_DISABLED', 'HTTPS_NOT_ENFORCED']);
+    // One source under the default (defensive) strategy can never conclude a threat: that is said too.
+    expect(trojan.warnings.map((warning) => warning.code).sort()).toEqual([
+      'AUTO_LOCK_DISABLED',
+      'HTTPS_NOT_ENFORCED',
+      'STRATEGY_CANNOT_CONCLUDE',
+    ]);
   });
 
   it('production: every source, the defensive strategy, the documented security and performance', async () => {

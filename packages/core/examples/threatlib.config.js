@@ -8,7 +8,8 @@ export default {
   // Local work: only URLhaus, which needs no key; plain-HTTP mirrors allowed; nothing cached; verbose logs.
   development: {
     sources: ['feed_urls'],
-    strategy: 'balanced',
+    // One source: only a strategy that needs one agreeing source can conclude a threat with it.
+    strategy: 'aggressive',
     security: { enforceHttps: false, autoLock: false },
     logging: { level: 'debug' },
     caching: { enabled: false },

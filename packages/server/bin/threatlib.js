@@ -12,5 +12,7 @@ process.exitCode = await runCli(process.argv.slice(2), {
   cwd: process.cwd(),
   stdin: process.stdin,
   stopSignal,
+  // Log lines go to stderr: in a terminal they are written for people.
+  terminal: process.stderr.isTTY === true,
 });
 process.exit();

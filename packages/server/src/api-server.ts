@@ -33,13 +33,14 @@ import {
 } from './http/connection-options.js';
 import { deferContinue, refuseUnknownExpectations } from './http/expect-continue.js';
 import { DEFAULT_JSON_DEPTH_LIMIT, jsonBodyParser } from './http/json-body-parser.js';
+import { listenError } from './http/listen-error.js';
 import { PROBLEM_TYPES, type Problem, ProblemError, validationProblem } from './http/problem.js';
 import { MAX_PARAM_LENGTH, routerRefusalHandler } from './http/router-refusals.js';
 import { securityHeaders } from './http/security-headers.js';
 import { closeIfBodyUnread } from './http/unread-body.js';
 import { reportedIssues } from './http/validation-issues.js';
 import { ServerMetrics } from './metrics/server-metrics.js';
-import { DOCS_CONTENT_TYPE, DOCS_CSP, docsPage } from './openapi/docs-page.js';
+import { DOCS_CONTENT_TYPE, DOCS_CSP, docsAssets, docsPage } from './openapi/docs-page.js';
 import { openApiDocument } from './openapi/document.js';
 import * as S from './schemas.js';
 
@@ -189,9 +190,24 @@ export class APIServer {
   /** Starts every mounted client and listens. Resolves with the address. */
   async start(): Promise<string> {
     if (this.#mounted.length === 0) throw new Error('mount() a client before start()');
+    // What authentication can only learn over the network (an OAuth 2.0 issuer's metadata), before anything starts:
+    // a configuration that cannot check a token fails here, not on every request.
+    for (const { authenticator } of this.#mounted) await authenticator.prepare();
     const app = await this.#build();
-    for (const { client } of this.#mounted) await client.start();
-    this.#address = await app.listen({ port: this.#options.port, host: this.#options.host });
+    const started: ThreatClient[] = [];
+    try {
+      for (const { client } of this.#mounted) {
+        await client.start();
+        started.push(client);
+      }
+      this.#address = await app.listen({ port: this.#options.port, host: this.#options.host });
+    } catch (error) {
+      // Nothing is left running: the app's resources and the clients started so far are released.
+      this.#app = undefined;
+      await app.close();
+      for (const client of started.reverse()) await client.stop().catch(() => {});
+      throw listenError(error, this.#options.host, this.#options.port);
+    }
     return this.#address;
   }
 
@@ -336,11 +352,33 @@ export class APIServer {
           : []),
       ],
     });
-    app.get('/openapi.json', { config: { rateLimit: false } }, async () => document);
+    // The document is open (it describes the API and holds no data), at the root and under each mount prefix.
+    const documentText = JSON.stringify(document);
+    const sendDocument = async (_request: FastifyRequest, reply: FastifyReply) =>
+      reply.type('application/json; charset=utf-8').send(documentText);
+    app.get('/openapi.json', { config: { rateLimit: false } }, sendDocument);
+    for (const { prefix } of this.#mounted) {
+      if (prefix !== '') app.get(`${prefix}/openapi.json`, { config: { rateLimit: false } }, sendDocument);
+    }
+    // The reference rendered from it by Swagger UI, whose files this server serves itself under its own CSP.
     const docsCsp = securityHeaders(DOCS_CSP)['content-security-policy'] as string;
+    const assets = docsAssets();
+    if (!assets)
+      app.log.warn('the API reference renderer is missing (build @threatlib/server): /docs lists operations only');
+    const page = docsPage(document, { rendered: assets !== undefined });
     app.get('/docs', { config: { rateLimit: false } }, async (_request, reply) =>
-      reply.type(DOCS_CONTENT_TYPE).header('content-security-policy', docsCsp).send(docsPage(document)),
+      reply.type(DOCS_CONTENT_TYPE).header('content-security-policy', docsCsp).send(page),
     );
+    // Rate-limited like the API (a page load is four requests): the bundle is 1.7 MB.
+    for (const [name, asset] of assets ?? []) {
+      app.get(`/docs/${name}`, async (request, reply) => {
+        reply.header('content-security-policy', docsCsp).header('etag', asset.etag);
+        // Revalidated on each load (a new version of the package serves new files at the same address).
+        reply.header('cache-control', 'no-cache');
+        if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
+        return reply.type(asset.type).send(asset.body);
+      });
+    }
     // Probes are not rate-limited (a scraper polls); with protectProbes they take the API's credentials, and a
     // wrong one counts toward the address's failed-authentication block as it does on the API.
     const [first] = this.#mounted;
@@ -457,20 +495,28 @@ export class APIServer {
     const alertQuery = (query: z.infer<typeof S.AlertsQuery>) => ({
       ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
       ...(query.minSeverity === undefined ? {} : { minSeverity: query.minSeverity }),
+      ...(query.severity === undefined ? {} : { severity: query.severity }),
       ...(query.since === undefined ? {} : { since: new Date(query.since) }),
     });
+    // The store filters by severity; a store written before `severity` existed ignores it, so a page is filtered
+    // here too (such a store's pages may then come short, their cursors still the store's own).
+    const listAlerts = async (query: z.infer<typeof S.AlertsQuery>, limit: number) => {
+      const page = await client.alerts.list({ ...alertQuery(query), limit });
+      const only = query.severity;
+      return only === undefined ? page : { ...page, items: page.items.filter((a) => only.includes(a.severity)) };
+    };
     // HEAD gives GET's status and headers without building the listing: one alert is asked for, which checks the
     // cursor and filters as GET would.
     app.head('/alerts', async (request, reply) => {
       const query = parse(S.AlertsQuery, request.query, 'query');
-      await client.alerts.list({ ...alertQuery(query), limit: 1 });
+      await listAlerts(query, 1);
       return reply.type('application/json; charset=utf-8').send();
     });
     // A page holds at most alertPageBytes: it ends early, with its cursor, when the next alert would pass them.
     app.get('/alerts', async (request, reply) => {
       const query = parse(S.AlertsQuery, request.query, 'query');
       const page = await pageWithinBudget(
-        (limit) => client.alerts.list({ ...alertQuery(query), limit }),
+        (limit) => listAlerts(query, limit),
         query.limit,
         this.#options.alertPageBytes,
       );

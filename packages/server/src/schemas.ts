@@ -5,6 +5,7 @@ import {
   FEED_STATUSES,
   INDICATOR_TYPE_NAMES,
   INDICATOR_TYPES,
+  SEVERITIES,
   SeveritySchema,
 } from '@threatlib/core';
 import { z } from 'zod';
@@ -53,12 +54,32 @@ const decimal = (schema: z.ZodNumber) =>
     return value;
   }, schema);
 
+/**
+ * `severity=high` or `severity=high,critical` (or the parameter repeated): one or more severity names, any case. An
+ * empty value, or more names than there are severities, is refused.
+ */
+const SEVERITY_COUNT = SEVERITIES.length;
+const severityList = z.preprocess(
+  (value) => {
+    const parts = (Array.isArray(value) ? value : [value]).flatMap((v) => (typeof v === 'string' ? v.split(',') : [v]));
+    return parts.map((part) => (typeof part === 'string' ? part.trim() : part));
+  },
+  z
+    .array(SeveritySchema)
+    .min(1, { error: 'expected one or more severities, comma-separated' })
+    .max(SEVERITY_COUNT, { error: `at most ${SEVERITY_COUNT} severities` }),
+);
+
 export const AlertsQuery = z
   .strictObject({
     limit: decimal(z.int().min(1).max(500)).default(50),
     cursor: z.string().max(100).optional(),
     minSeverity: SeveritySchema.optional().meta({
       description: 'Only alerts at least this severe: informational, low, medium, high or critical (any case)',
+    }),
+    severity: severityList.optional().meta({
+      description:
+        'Only alerts of exactly this severity, or of one of several comma-separated (`high,critical`), any case; with minSeverity, both apply',
     }),
     since: z.iso.datetime({ offset: true }).optional().meta({ description: 'Only alerts at or after this time' }),
   })
@@ -298,7 +319,10 @@ export const HealthResponse = z
             configured: z.boolean(),
             breaker: z.string(),
             keyRejected: z.boolean().optional(),
-            status: z.enum(['pass', 'warn', 'fail']).optional(),
+            status: z.enum(['pass', 'warn', 'fail', 'not_configured']).optional().meta({
+              description:
+                '`not_configured`: the feed needs a key and has none, so it is never asked; not a failure (the status stays ok)',
+            }),
           }),
         ),
         cache: z

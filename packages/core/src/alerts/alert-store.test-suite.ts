@@ -72,6 +72,31 @@ export function alertStoreCompliance(makeStore: () => AlertStore | Promise<Alert
     await store.close?.();
   });
 
+  it('list() filters by exact severity (one or several), and with minSeverity both apply', async () => {
+    const store = await makeStore();
+    const severities = ['low', 'high', 'critical', 'medium', 'high', 'informational'] as const;
+    for (const [i, severity] of severities.entries()) {
+      await store.add({ title: `a${i}`, severity, timestamp: `2026-03-01T12:0${i}:00.000Z` });
+    }
+    const titles = async (query: Parameters<AlertStore['list']>[0]) =>
+      (await store.list(query)).items.map((a) => a.title);
+    expect(await titles({ severity: 'high' })).toEqual(['a4', 'a1']);
+    expect(await titles({ severity: 'HIGH' as never })).toEqual(['a4', 'a1']);
+    expect(await titles({ severity: ['critical', 'low'] })).toEqual(['a2', 'a0']);
+    expect(await titles({ severity: ['low', 'high'], minSeverity: 'medium' })).toEqual(['a4', 'a1']);
+    expect(await titles({ severity: 'low', minSeverity: 'high' })).toEqual([]);
+    // Paging keeps the filter.
+    const first = await store.list({ severity: 'high', limit: 1 });
+    expect(first.items.map((a) => a.title)).toEqual(['a4']);
+    const second = await store.list({ severity: 'high', limit: 1, cursor: first.nextCursor as string });
+    expect(second.items.map((a) => a.title)).toEqual(['a1']);
+    expect(second.nextCursor).toBeUndefined();
+    const error = await store.list({ severity: 'severe' as never }).catch((e: unknown) => e);
+    expect(ValidationError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(/severity: expected one of informational, low, medium, high, critical/);
+    await store.close?.();
+  });
+
   it('pending() lists the alerts with a delivery still pending, newest first, in pages (a store that has it)', async (ctx) => {
     const store = await makeStore();
     ctx.onTestFinished(() => store.close?.());

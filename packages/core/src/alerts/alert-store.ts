@@ -6,6 +6,11 @@ import type { AlertDelivery } from './alert-delivery.js';
 export interface AlertQuery {
   /** Only alerts with at least this severity (`high` lists `high` and `critical`). */
   minSeverity?: Severity;
+  /**
+   * Only alerts of exactly this severity, or of one of these (`['high', 'critical']`). With `minSeverity`, both
+   * apply: `{severity: 'high', minSeverity: 'critical'}` lists nothing.
+   */
+  severity?: Severity | readonly Severity[];
   /** Only alerts at or after this time. */
   since?: Date;
   /** Page size (the store caps it). */
@@ -44,8 +49,8 @@ export interface AlertStore {
    */
   updateDeliveries(id: string, deliveries: readonly AlertDelivery[]): Promise<Alert | undefined>;
   /**
-   * The alerts with at least one delivery `pending`, newest first, paged like {@link list} (its `minSeverity` and
-   * `since` filter them too). `client.start()` asks for them to resume the deliveries a stopped (or crashed) process
+   * The alerts with at least one delivery `pending`, newest first, paged like {@link list} (its `minSeverity`,
+   * `severity` and `since` filter them too). `client.start()` asks for them to resume the deliveries a stopped (or crashed) process
    * left unfinished; a store without it has nothing resumed (`client.alerts.redeliver(id)` still works).
    */
   pending?(query?: AlertQuery): Promise<AlertPage>;

@@ -161,10 +161,13 @@ export class MemoryAlertStore implements AlertStore {
     const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
     const since = query.since?.getTime();
     const minRank = query.minSeverity === undefined ? undefined : rankOf(query.minSeverity);
+    const ranks =
+      query.severity === undefined ? undefined : new Set(severityList(query.severity).map((one) => rankOf(one)));
     const matches = this.#entries
       .filter(keep)
       .filter((e) => after === undefined || e.time < after.time || (e.time === after.time && e.seq < after.seq))
       .filter((e) => minRank === undefined || severityRank(e.alert.severity) >= minRank)
+      .filter((e) => ranks === undefined || ranks.has(severityRank(e.alert.severity)))
       .filter((e) => since === undefined || e.time >= since)
       .sort((a, b) => b.time - a.time || b.seq - a.seq);
     const page = matches.slice(0, limit);
@@ -242,14 +245,21 @@ function jsonCopy(value: unknown): unknown {
   }
 }
 
-function rankOf(severity: unknown): number {
+function rankOf(severity: unknown, path = 'minSeverity'): number {
   const rank = typeof severity === 'string' ? SEVERITIES.indexOf(severity.toLowerCase() as never) : -1;
   if (rank < 0) {
     throw new ValidationError('alert query', [
-      { path: 'minSeverity', message: `expected one of ${SEVERITIES.join(', ')}, got ${JSON.stringify(severity)}` },
+      { path, message: `expected one of ${SEVERITIES.join(', ')}, got ${JSON.stringify(severity)}` },
     ]);
   }
   return rank;
+}
+
+/** `severity` of a query as a list (one name or several), each checked. */
+function severityList(severity: unknown): unknown[] {
+  const list = Array.isArray(severity) ? severity : [severity];
+  for (const one of list) rankOf(one, 'severity');
+  return list;
 }
 
 function encodeCursor(entry: Entry): string {

@@ -206,9 +206,7 @@ export class ThreatClient {
           message: `${issue.path}: ${issue.message}; not used, since the configuration given to the constructor sets ${ENVIRONMENT_OPTIONS[issue.path] ?? 'its option'}`,
         }),
       ),
-      ...validateConfig(input).filter(
-        (w) => !(w.code === 'MISSING_API_KEY' && vault?.has(w.path.slice('apiKeys.'.length))),
-      ),
+      ...validateConfig(input, { hasKey: (feed) => vault?.has(feed) === true }),
     ];
     for (const warning of this.warnings) {
       this.logger.warn({ category: 'config', code: warning.code, path: warning.path }, warning.message);
@@ -794,8 +792,8 @@ export class ThreatClient {
    *
    * `status` is `unhealthy` when a part the client was given cannot work until a person acts: the vault is locked, or
    * an integration is unhealthy (or did not answer in time). It is `degraded` when the client answers but some answers
-   * are missing or costlier: a feed's breaker open or half open, a feed whose key was refused or that has none, a
-   * failed cache round trip. Otherwise `healthy`; `reasons` says why in one line each. Feeds alone never make a client
+   * are missing or costlier: a feed's breaker open or half open, a feed whose key was refused, a failed cache round
+   * trip (a feed without a key is `not_configured`, not a failure). Otherwise `healthy`; `reasons` says why in one line each. Feeds alone never make a client
    * unhealthy: it still answers, with each failure in its results. The checks run whatever
    * `enterprise.monitoring.healthChecks` says: that option only tells automated probes (the server's `GET /health`)
    * whether to run them.

@@ -174,7 +174,7 @@ describe('precedence: defaults < file profile < environment < constructor', () =
 
   it('lets the environment fill what the constructor leaves out', () => {
     const client = new ThreatClient(
-      { sources: ['feed_urls', 'feed_abuse'], apiKeys: { feed_urls: 'ctor-urls' } },
+      { sources: ['feed_urls', 'feed_abuse'], apiKeys: { feed_urls: 'ctor-urls' }, strategy: 'balanced' },
       {
         env: { THREATLIB_FEED_ABUSE_API_KEY: 'env-abuse', THREATLIB_FEED_URLS_API_KEY: 'env-urls' },
         logger: silentLogger,

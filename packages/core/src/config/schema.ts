@@ -85,7 +85,7 @@ const authenticationSchema = z.discriminatedUnion(
   [
     z.strictObject({
       type: z.literal('basic'),
-      /** User name -> password hash (scrypt or argon2 PHC string). */
+      /** User name -> password hash (the scrypt PHC string `threatlib hash-password` prints). */
       users: z.record(z.string(), z.string()).optional(),
       realm: z.string().optional(),
     }),

@@ -55,6 +55,8 @@ describe('a client configured with logging transports', () => {
     const client = new ThreatClient(
       {
         sources: ['feed_urls'],
+        // One source: aggressive, so that the one configuration warning is the enforceHttps one.
+        strategy: 'aggressive',
         logging: {
           level: 'debug',
           stderr: false,

@@ -5,7 +5,6 @@ import type { FeedStatusReport } from '../scout/feed-pipeline.js';
 import type { Vault } from '../vault/vault.js';
 import { probeCache } from './cache-probe.js';
 import {
-  type CheckStatus,
   type FeedHealth,
   type HealthReport,
   type IntegrationHealthCheck,
@@ -50,8 +49,8 @@ export async function checkHealth(sources: HealthSources): Promise<HealthReport>
 
 function feedHealth(report: FeedStatusReport): FeedHealth {
   const { breaker, keyRejected } = report;
-  const [status, reason]: [CheckStatus, string | undefined] = !report.configured
-    ? ['warn', 'no API key configured: it answers not_configured']
+  const [status, reason]: [FeedHealth['status'], string | undefined] = !report.configured
+    ? ['not_configured', 'no API key configured: it is never asked']
     : keyRejected
       ? [
           'fail',

@@ -141,15 +141,22 @@ describe('client.health()', () => {
     await client.stop();
   });
 
-  it('a feed without its key is a warning: the client is degraded, not unhealthy', async () => {
+  it('a feed without its key is not_configured, not a failure: the client stays healthy', async () => {
     const client = new ThreatClient(
-      { sources: ['feed_scan'], security: { enforceHttps: false } },
+      { sources: ['feed_urls', 'feed_scan'], security: { enforceHttps: false } },
       { env: false, logger: silentLogger },
     );
     const report = await client.health();
-    expect(report.status).toBe('degraded');
+    expect(report.status).toBe('healthy');
+    expect(report.reasons).toEqual([]);
     expect(report.checks.feeds).toEqual([
-      expect.objectContaining({ feed: 'feed_scan', status: 'warn', configured: false }),
+      expect.objectContaining({ feed: 'feed_urls', status: 'pass', configured: true }),
+      expect.objectContaining({
+        feed: 'feed_scan',
+        status: 'not_configured',
+        configured: false,
+        reason: 'no API key configured: it is never asked',
+      }),
     ]);
   });
 

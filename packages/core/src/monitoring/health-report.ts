@@ -7,8 +7,9 @@ import type { BreakerState } from '../scheduler/circuit-breaker.js';
  * - `unhealthy`: a part the client was given cannot work until a person acts: the vault is locked (lookups needing
  *   its keys are refused until `vault.unlock`), or an integration reports unhealthy (or did not answer in time).
  * - `degraded`: the client answers, but some answers are missing or cost more: a feed's breaker is open or half
- *   open, a feed had its API key refused or has none configured, or the cache failed its round trip (lookups go on
- *   uncached).
+ *   open, a feed had its API key refused, or the cache failed its round trip (lookups go on uncached). A feed left
+ *   without a key is not a failure: it is `not_configured`, and counts for nothing here (the configuration warns
+ *   about it once, `MISSING_API_KEY`).
  * - `healthy`: every check passed.
  *
  * Feeds never make a client unhealthy: one whose feeds all fail still answers, with each failure in its results and
@@ -18,8 +19,8 @@ import type { BreakerState } from '../scheduler/circuit-breaker.js';
 export type HealthStatus = 'healthy' | 'degraded' | 'unhealthy';
 
 /**
- * The outcome of one check: `warn` for a condition that is not a failure (a half-open breaker about to try again, a
- * feed left without a key), `fail` for a failed check.
+ * The outcome of one check: `warn` for a condition that is not a failure (a half-open breaker about to try again),
+ * `fail` for a failed check.
  */
 export type CheckStatus = 'pass' | 'warn' | 'fail';
 
@@ -27,7 +28,8 @@ export type CheckStatus = 'pass' | 'warn' | 'fail';
 export interface FeedHealth {
   feed: string;
   name: string;
-  status: CheckStatus;
+  /** As {@link CheckStatus}, or `not_configured` for a feed that needs a key and has none (it is never asked). */
+  status: CheckStatus | 'not_configured';
   /** Whether it can be asked: it needs no key, or has one. */
   configured: boolean;
   breaker: BreakerState;
@@ -102,7 +104,8 @@ export function summariseHealth(checks: HealthReport['checks']): { status: Healt
     reasons.push(`integration ${integration.name}: ${integration.detail ?? 'unhealthy'}`);
   }
   for (const feed of checks.feeds) {
-    if (feed.status !== 'pass') reasons.push(`${feed.feed}: ${feed.reason ?? feed.status}`);
+    if (feed.status !== 'pass' && feed.status !== 'not_configured')
+      reasons.push(`${feed.feed}: ${feed.reason ?? feed.status}`);
   }
   if (checks.cache.status !== 'pass') reasons.push(`cache: ${checks.cache.reason ?? 'failed'}`);
   const status: HealthStatus = unhealthy ? 'unhealthy' : reasons.length > 0 ? 'degraded' : 'healthy';

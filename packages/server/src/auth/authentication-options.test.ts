@@ -78,13 +78,17 @@ async function answer(authentication: Auth | undefined, header: string, method =
     sources: ['feed_urls'],
     security: { enforceHttps: false, ...(authentication ? { authentication } : {}) },
   });
-  const authenticator = new Authenticator(
-    { type: 'bearer', tokens: ['the-servers-own-token'] },
-    config.security.authentication,
-    {
-      enforceHttps: false,
-    },
-  );
+  let authenticator: Authenticator;
+  try {
+    authenticator = new Authenticator(
+      { type: 'bearer', tokens: ['the-servers-own-token'] },
+      config.security.authentication,
+      { enforceHttps: false },
+    );
+  } catch (error) {
+    // A configuration that could accept no request is refused when the server is built (check-authentication.ts).
+    return { refused: (error as Error).message };
+  }
   try {
     const principal = await authenticator.authenticate(header, method);
     return { status: 200, method: principal.method, challenge: authenticator.challenge };

@@ -1,12 +1,14 @@
 import { hash, timingSafeEqual } from 'node:crypto';
-import type { ResolvedConfig } from '@threatlib/core';
-import { checkEndpoint } from '@threatlib/core/integration';
-import { createRemoteJWKSet, decodeJwt, importSPKI, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
-
-type JoseKey = Awaited<ReturnType<typeof importSPKI>>;
-
+import { ConfigurationError } from '@threatlib/core';
+import { createRemoteJWKSet, decodeJwt, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
 import { PROBLEM_TYPES, ProblemError } from '../http/problem.js';
 import { parseAuthorization } from './authorization-header.js';
+import { type Authentication, checkAuthentication, type JwtVerification } from './check-authentication.js';
+import {
+  type AuthorizationServer,
+  DEFAULT_DISCOVERY_TIMEOUT_MS,
+  discoverAuthorizationServer,
+} from './oauth2-discovery.js';
 import { verifyPassword } from './password-hash.js';
 import { tokenRefusal, unlessItHolds } from './token-errors.js';
 
@@ -34,7 +36,15 @@ export function requiredScope(method: string): string {
   return method === 'GET' || method === 'HEAD' ? 'threat-intel:read' : 'threat-intel:write';
 }
 
-type Authentication = NonNullable<ResolvedConfig['security']['authentication']>;
+type OAuth2 = Extract<Authentication, { type: 'oauth2' }>;
+
+/** How an OAuth 2.0 access token is checked, once discovery (if any) is done. */
+interface OAuthChecks {
+  jwks?: JWTVerifyGetKey;
+  introspection?: string;
+  /** The issuer tokens must come from: the configured one, else the one discovered from the token endpoint. */
+  issuer?: string;
+}
 
 /**
  * Checks the `Authorization` header against every method configured: the server's bearer tokens and the client's
@@ -46,24 +56,59 @@ export class Authenticator {
   readonly #config: Authentication | undefined;
   readonly #enforceHttps: boolean;
   readonly #fetch: typeof fetch;
-  #jwtKey: Promise<Uint8Array | JoseKey | JWTVerifyGetKey> | undefined;
-  #oauth: Promise<{ jwks?: JWTVerifyGetKey; introspection?: string }> | undefined;
+  readonly #discoveryTimeoutMs: number;
+  readonly #jwt: JwtVerification | undefined;
+  #jwks: JWTVerifyGetKey | undefined;
+  #oauth: Promise<OAuthChecks> | undefined;
   readonly #basicCache = new Map<string, number>();
 
+  /**
+   * @throws {ConfigurationError} when `client` cannot authenticate any request (a JWT configuration without a key, a
+   *   basic user whose entry is not a password hash, an endpoint `enforceHttps` refuses...), or a server token is
+   *   not a token; the message names what is missing.
+   * @throws {Error} when neither `server` nor `client` configures authentication.
+   */
   constructor(
     server: ServerAuthentication | undefined,
     client: Authentication | undefined,
-    options: { enforceHttps: boolean; fetch?: typeof fetch },
+    options: {
+      enforceHttps: boolean;
+      fetch?: typeof fetch;
+      /** Most time {@link prepare} may spend reading an OAuth 2.0 issuer's metadata, in ms (default 5000). */
+      discoveryTimeoutMs?: number;
+    },
   ) {
     this.#open = server?.type === 'none';
-    this.#tokens = server?.type === 'bearer' ? server.tokens.map((token) => Buffer.from(token, 'utf8')) : [];
+    this.#tokens = server?.type === 'bearer' ? checkServerTokens(server.tokens) : [];
     this.#config = client;
     this.#enforceHttps = options.enforceHttps;
     this.#fetch = options.fetch ?? fetch;
+    this.#discoveryTimeoutMs = options.discoveryTimeoutMs ?? DEFAULT_DISCOVERY_TIMEOUT_MS;
     if (!this.#open && this.#tokens.length === 0 && !client) {
       throw new Error(
         'APIServer needs authentication: pass authentication: {type: "bearer", tokens: [...]}, configure security.authentication on the client, or choose {type: "none"} explicitly',
       );
+    }
+    this.#jwt = client ? checkAuthentication(client, { enforceHttps: this.#enforceHttps }) : undefined;
+  }
+
+  /**
+   * What can only be checked over the network, done before the server listens: for `oauth2` without `jwksUrl` or
+   * `introspectionEndpoint`, reading the authorization server's metadata (from `issuer`, else found from
+   * `tokenEndpoint`), within `discoveryTimeoutMs`. `APIServer.start()` calls it; requests authenticated without it
+   * discover on first use.
+   *
+   * @throws {ConfigurationError} naming what was tried and what to configure when access tokens cannot be checked.
+   */
+  async prepare(): Promise<void> {
+    if (this.#config?.type !== 'oauth2') return;
+    const discovering = this.#discover(this.#config);
+    this.#oauth = discovering;
+    try {
+      await discovering;
+    } catch (error) {
+      this.#oauth = undefined;
+      throw error;
     }
   }
 
@@ -170,11 +215,13 @@ export class Authenticator {
 
   async #verifyJwt(token: string): Promise<Principal> {
     const config = this.#config as Extract<Authentication, { type: 'jwt' }>;
-    this.#jwtKey ??= this.#jwtKeyFor(config);
-    const key = await this.#jwtKey;
+    // The constructor refused a configuration without a usable key.
+    const verification = this.#jwt as JwtVerification;
+    if (verification.kind === 'jwks') this.#jwks ??= createRemoteJWKSet(verification.url);
+    const key = verification.kind === 'jwks' ? this.#jwks : verification.key;
     try {
       const { payload } = await jwtVerify(token, key as Parameters<typeof jwtVerify>[1], {
-        algorithms: config.algorithms ?? ['HS256', 'RS256', 'ES256'],
+        algorithms: verification.algorithms,
         ...(config.issuer ? { issuer: config.issuer } : {}),
         ...(config.audience ? { audience: config.audience } : {}),
       });
@@ -184,26 +231,14 @@ export class Authenticator {
     }
   }
 
-  async #jwtKeyFor(config: Extract<Authentication, { type: 'jwt' }>): Promise<Uint8Array | JoseKey | JWTVerifyGetKey> {
-    if (config.jwksUrl)
-      return createRemoteJWKSet(checkEndpoint(config.jwksUrl, 'JWKS URL', { enforceHttps: this.#enforceHttps }));
-    if (config.publicKey) {
-      const algorithm = config.algorithms?.find((a) => a !== 'HS256') ?? 'RS256';
-      return importSPKI(config.publicKey, algorithm);
-    }
-    if (config.secret) return new TextEncoder().encode(config.secret);
-    throw new Error('security.authentication (jwt) needs a secret, a publicKey or a jwksUrl');
-  }
-
   async #verifyOauth(token: string, method: string): Promise<Principal> {
-    const config = this.#config as Extract<Authentication, { type: 'oauth2' }>;
-    this.#oauth ??= this.#discover(config);
-    const { jwks, introspection } = await this.#oauth;
+    const config = this.#config as OAuth2;
+    const { jwks, introspection, issuer } = await this.#oauthChecks(config);
     let subject = 'unknown';
     let scopes: string[] = [];
     if (looksLikeJwt(token) && jwks) {
       try {
-        const { payload } = await jwtVerify(token, jwks, config.issuer ? { issuer: config.issuer } : {});
+        const { payload } = await jwtVerify(token, jwks, issuer ? { issuer } : {});
         subject = payload.sub ?? payload.client_id?.toString() ?? 'unknown';
         scopes = scopesOf(payload);
       } catch (error) {
@@ -212,14 +247,13 @@ export class Authenticator {
     } else if (introspection) {
       const answer = await this.#introspect(introspection, token, config);
       if (answer.active !== true) throw this.#unauthorized('the access token is not active');
-      if (config.issuer && answer.iss && answer.iss !== config.issuer)
+      if (issuer && answer.iss && answer.iss !== issuer)
         throw this.#unauthorized('the access token is from another issuer');
       subject = String(answer.sub ?? answer.client_id ?? 'unknown');
       scopes = typeof answer.scope === 'string' ? answer.scope.split(' ').filter(Boolean) : [];
     } else {
-      throw this.#unauthorized(
-        'the access token cannot be checked: configure jwksUrl, introspectionEndpoint or issuer',
-      );
+      // Only an opaque token with a key set and no introspection endpoint comes here.
+      throw this.#unauthorized('the access token is not a JWT, and this server checks JWT access tokens only');
     }
     // The configured scopes are required on every request, and the method's own scope (read or write) besides.
     const needed = [...new Set([...config.scopes, requiredScope(method)])];
@@ -238,48 +272,49 @@ export class Authenticator {
     return { method: 'oauth2', subject, scopes };
   }
 
-  async #discover(
-    config: Extract<Authentication, { type: 'oauth2' }>,
-  ): Promise<{ jwks?: JWTVerifyGetKey; introspection?: string }> {
-    const policy = { enforceHttps: this.#enforceHttps };
-    let jwksUrl = config.jwksUrl;
-    let introspection = config.introspectionEndpoint;
-    if (!jwksUrl && !introspection && config.issuer) {
-      // OpenID Connect discovery (or RFC 8414): the issuer publishes where its keys and introspection live.
-      const url = checkEndpoint(
-        `${config.issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`,
-        'OAuth 2.0 issuer',
-        policy,
-      );
-      let metadata: { jwks_uri?: string; introspection_endpoint?: string };
-      try {
-        const response = await this.#fetch(url);
-        if (!response.ok) throw new Error(`HTTP ${response.status}`);
-        metadata = (await response.json()) as typeof metadata;
-      } catch (error) {
-        // Forget the failure so the next request tries again.
-        this.#oauth = undefined;
-        throw new ProblemError({
-          type: PROBLEM_TYPES.authUnavailable,
-          title: 'Authentication unavailable',
-          status: 503,
-          detail: `the OAuth 2.0 issuer's metadata could not be read (${(error as Error).message})`,
-        });
-      }
-      jwksUrl = metadata.jwks_uri;
-      introspection = metadata.introspection_endpoint;
+  /** The checks of `config`: from {@link prepare}, or discovered now (a failure answers 503 and is tried again). */
+  async #oauthChecks(config: OAuth2): Promise<OAuthChecks> {
+    this.#oauth ??= this.#discover(config);
+    const pending = this.#oauth;
+    try {
+      return await pending;
+    } catch (error) {
+      if (this.#oauth === pending) this.#oauth = undefined;
+      throw new ProblemError({
+        type: PROBLEM_TYPES.authUnavailable,
+        title: 'Authentication unavailable',
+        status: 503,
+        detail: ConfigurationError.isInstance(error)
+          ? "the OAuth 2.0 authorization server's metadata could not be read"
+          : `access tokens cannot be checked (${(error as Error)?.message ?? String(error)})`,
+      });
     }
+  }
+
+  async #discover(config: OAuth2): Promise<OAuthChecks> {
+    let found: AuthorizationServer = {
+      ...(config.jwksUrl ? { jwksUri: config.jwksUrl } : {}),
+      ...(config.introspectionEndpoint ? { introspectionEndpoint: config.introspectionEndpoint } : {}),
+    };
+    if (!config.jwksUrl && !config.introspectionEndpoint) {
+      // RFC 8414 / OpenID Connect discovery: from the issuer, else from the token endpoint every oauth2 configuration
+      // has (the documented form names only tokenEndpoint, clientId and scopes).
+      found = await discoverAuthorizationServer(config, {
+        fetch: this.#fetch,
+        timeoutMs: this.#discoveryTimeoutMs,
+        enforceHttps: this.#enforceHttps,
+      });
+    }
+    // The constructor checked the configured endpoints against enforceHttps; discovery checked what it found.
+    const issuer = config.issuer ?? found.issuer;
     return {
-      ...(jwksUrl ? { jwks: createRemoteJWKSet(checkEndpoint(jwksUrl, 'JWKS URL', policy)) } : {}),
-      ...(introspection ? { introspection: checkEndpoint(introspection, 'introspection endpoint', policy).href } : {}),
+      ...(found.jwksUri ? { jwks: createRemoteJWKSet(new URL(found.jwksUri)) } : {}),
+      ...(found.introspectionEndpoint ? { introspection: found.introspectionEndpoint } : {}),
+      ...(issuer ? { issuer } : {}),
     };
   }
 
-  async #introspect(
-    endpoint: string,
-    token: string,
-    config: Extract<Authentication, { type: 'oauth2' }>,
-  ): Promise<Record<string, unknown>> {
+  async #introspect(endpoint: string, token: string, config: OAuth2): Promise<Record<string, unknown>> {
     const response = await this.#fetch(endpoint, {
       method: 'POST',
       headers: {
@@ -305,6 +340,28 @@ export class Authenticator {
       this.challenge ? { 'www-authenticate': this.challenge } : {},
     );
   }
+}
+
+/** The server's bearer tokens as bytes, each checked to be one a request can carry. */
+function checkServerTokens(tokens: unknown): Buffer[] {
+  if (!Array.isArray(tokens) || tokens.length === 0) {
+    throw new ConfigurationError([
+      { path: 'authentication.tokens', message: 'type "bearer" needs at least one token: tokens: [<token>, ...]' },
+    ]);
+  }
+  return tokens.map((token: unknown, i) => {
+    // A token is never repeated: only what is wrong with it.
+    const problem =
+      typeof token !== 'string'
+        ? `expected a token string, got ${token === undefined ? 'undefined (is its environment variable set?)' : typeof token}`
+        : token === ''
+          ? 'must not be empty'
+          : /[\s\p{Cc}]/u.test(token)
+            ? 'holds whitespace or a control character, which an Authorization header cannot carry after "Bearer "'
+            : undefined;
+    if (problem) throw new ConfigurationError([{ path: `authentication.tokens[${i}]`, message: problem }]);
+    return Buffer.from(token as string, 'utf8');
+  });
 }
 
 function digest(text: string): Buffer {

@@ -104,6 +104,62 @@ async function serve(authentication: NonNullable<ThreatConfig['security']>['auth
 const oauth = (extra: Record<string, unknown>) =>
   ({ type: 'oauth2', tokenEndpoint: `${issuer}/token`, clientId: 'threatlib', scopes: [], ...extra }) as never;
 
+describe('oauth2 in the documented shape (tokenEndpoint, clientId, scopes) with a real OpenID provider', () => {
+  it('finds the key set from the token endpoint (OpenID discovery at start) and checks tokens with it', async () => {
+    const { server, call } = await serve(oauth({}));
+    try {
+      const reader = await token('reader', 'threat-intel:read');
+      const writer = await token('writer', 'threat-intel:read threat-intel:write');
+      const read = await call('/api/v1/feeds/status', reader);
+      expect(read.status, await read.clone().text()).toBe(200);
+      expect((await call('/api/v1/threats/scan', reader, { indicator: '45.148.10.240' })).status).toBe(403);
+      expect((await call('/api/v1/threats/scan', writer, { indicator: '45.148.10.240' })).status).toBe(200);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('start() fails, naming what to configure, when the token endpoint has no discovery document', async () => {
+    const { createServer } = await import('node:http');
+    let asked = 0;
+    const bare = createServer((_req, res) => {
+      asked++;
+      res.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(bare.address() as AddressInfo).port}`;
+    const client = new ThreatClient(
+      {
+        sources: [],
+        lists: [{ name: 'example', file: exampleBlocklistPath() }],
+        security: {
+          enforceHttps: false,
+          authentication: { type: 'oauth2', tokenEndpoint: `${origin}/oauth/token`, clientId: 'c', scopes: [] },
+        },
+      } as ThreatConfig,
+      { env: false, logger: silentLogger },
+    );
+    const server = new APIServer({ port: 0 }).mount('/api/v1', client);
+    try {
+      const failure = await server.start().then(
+        () => undefined,
+        (error: Error) => error,
+      );
+      expect(failure?.message).toMatch(/^Configuration invalid: security\.authentication: type "oauth2"/);
+      expect(failure?.message).toContain(`${origin}/.well-known/openid-configuration (HTTP 404)`);
+      expect(failure?.message).toContain(`${origin}/.well-known/oauth-authorization-server (HTTP 404)`);
+      expect(failure?.message).toMatch(/set jwksUrl .*introspectionEndpoint .*issuer/);
+      // The issuer paths the endpoint could be under, /oauth and the origin, each by both documents.
+      expect(asked).toBe(4);
+      expect(server.address).toBeUndefined();
+      expect(client.state).toBe('idle');
+    } finally {
+      await server.stop();
+      await new Promise((resolve) => bare.close(resolve));
+    }
+  });
+});
+
 describe('oauth2 with a real OpenID provider', () => {
   it('JWT access tokens via discovery: read scope for GET, write scope for POST', async () => {
     const { server, call } = await serve(oauth({ issuer }));

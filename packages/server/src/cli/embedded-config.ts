@@ -17,7 +17,8 @@ export function exampleBlocklistPath(): string {
  * are listed (each answers `not_configured` until its key is set in the environment), the built-in warninglists
  * plus a few public DNS resolvers answer benign addresses, and the shipped example blocklist is the one offline
  * source; nothing is asked over the network until a key is set. With a single source only the `aggressive`
- * strategy can conclude a threat, so that is the default here.
+ * strategy can conclude a threat, so that is the default here (the library's is `defensive`); `THREATLIB_STRATEGY`
+ * chooses another.
  */
 export function embeddedConfig(env: Readonly<Record<string, string | undefined>> = {}): ThreatConfig {
   // URLhaus answers without a key, so listing it would send requests: it joins only when its key is set. The keyed
@@ -27,7 +28,8 @@ export function embeddedConfig(env: Readonly<Record<string, string | undefined>>
   );
   return {
     sources,
-    strategy: 'aggressive',
+    // Left to THREATLIB_STRATEGY when it is set: the constructor's value would override the environment's.
+    ...(env.THREATLIB_STRATEGY?.trim() ? {} : { strategy: 'aggressive' as const }),
     warninglists: { builtin: true, files: [join(ASSETS, 'public-dns-resolvers.json')] },
     lists: [{ name: 'example', file: exampleBlocklistPath(), format: 'plain', verdict: 'malicious' }],
     caching: { enabled: true, type: 'memory' },

@@ -73,7 +73,7 @@ describe('threatlib serve', () => {
     const done = runCli(['serve', '--port', '0'], {
       out: (t) => {
         out += t;
-        if (out.includes('bearer token')) announced();
+        if (out.includes('Stop with Ctrl-C.')) announced();
       },
       err: () => {},
       env: {},
@@ -82,7 +82,7 @@ describe('threatlib serve', () => {
     });
     await ready;
     const base = /listening on (http:\/\/[\d.:]+)/.exec(out)?.[1];
-    const token = /shown once\): (\S+)/.exec(out)?.[1];
+    const token = /^ {2}token: +(\S+) +\(shown once/m.exec(out)?.[1];
     const scan = await fetch(`${base}/api/v1/threats/scan`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },

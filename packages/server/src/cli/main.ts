@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
+  apiKeyVariable,
   CONFIG_FILE_NAMES,
   type CorrelationResult,
   loadConfig,
@@ -35,7 +36,9 @@ const USAGE = `Usage: threatlib <command> [options]
 
 Commands:
   serve [--config FILE] [--profile NAME] [--port N] [--host H]
-        Start the REST API (under /api/v1). Without a config file: embedded defaults (no keys, no network).
+        Start the REST API (under /api/v1). Without a config file: embedded defaults (no keys, no network,
+        the aggressive strategy). --port: the port to listen on (default 8080; 0 picks a free one);
+        --host: the interface (default 127.0.0.1, loopback only).
         The bearer token is THREATLIB_API_TOKEN, or a random one printed once at start.
   scan <indicator...> [--file list.txt] [--format table|json] [--config FILE] [--profile NAME]
         Scan indicators (a progress bar on stderr when reading a file).
@@ -58,6 +61,11 @@ export interface CliIo {
   stdin?: NodeJS.ReadableStream;
   /** Resolves when the process is asked to stop (SIGINT/SIGTERM); `serve` waits on it. */
   stopSignal?: Promise<void>;
+  /**
+   * Whether log lines go to a terminal (stderr is a TTY): then a configuration that chooses no `logging.format` and
+   * no transports logs `text`, one line for people, instead of JSON.
+   */
+  terminal?: boolean;
 }
 
 /** Runs `threatlib` with `argv` (without node and script) and resolves with the exit code. */
@@ -145,7 +153,19 @@ async function makeClient(values: Values, io: CliIo): Promise<ThreatClient> {
       throw new UsageError(`--profile needs a config file; there is no ${CONFIG_FILE_NAMES[0]} in ${io.cwd}`);
     config = embeddedConfig(io.env);
   }
-  return new ThreatClient(config, { env: io.env });
+  return new ThreatClient(forTerminal(config, io.terminal === true), { env: io.env });
+}
+
+/**
+ * `config` with `logging.format: 'text'` when its lines go to a terminal and it chooses neither a format nor a
+ * transport (a file or a collector keeps the JSON it would get anywhere else).
+ */
+function forTerminal(config: ThreatConfig, terminal: boolean): ThreatConfig {
+  const logging = config.logging ?? {};
+  const transports = logging.transports;
+  const hasTransports = Array.isArray(transports) ? transports.length > 0 : transports !== undefined;
+  if (!terminal || logging.format !== undefined || hasTransports || logging.stderr === false) return config;
+  return { ...config, logging: { ...logging, format: 'text' } };
 }
 
 async function serve(argv: string[], io: CliIo): Promise<number> {
@@ -153,21 +173,79 @@ async function serve(argv: string[], io: CliIo): Promise<number> {
   const port = values.port === undefined ? 8080 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
     throw new UsageError(`--port must be 0..65535, got ${String(values.port)}`);
+  const host = typeof values.host === 'string' ? values.host : '127.0.0.1';
+  const embedded = typeof values.config !== 'string' && !CONFIG_FILE_NAMES.some((n) => existsSync(resolve(io.cwd, n)));
   const client = await makeClient(values, io);
   const fromEnv = io.env.THREATLIB_API_TOKEN?.trim();
   const token = fromEnv || randomBytes(24).toString('base64url');
-  const server = new APIServer({
-    port,
-    host: typeof values.host === 'string' ? values.host : '127.0.0.1',
-    authentication: { type: 'bearer', tokens: [token] },
-  });
+  const server = new APIServer({ port, host, authentication: { type: 'bearer', tokens: [token] } });
   server.mount('/api/v1', client);
-  const address = await server.start();
-  io.out(`threatlib API listening on ${address} (routes under ${address}/api/v1, docs at ${address}/docs)\n`);
-  io.out(fromEnv ? 'bearer token: from THREATLIB_API_TOKEN\n' : `bearer token (shown once): ${token}\n`);
+  let address: string;
+  try {
+    address = await server.start();
+  } catch (error) {
+    const code = (error as { code?: unknown })?.code;
+    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+      io.err(`${unavailable(code, host, port)}\n`);
+      return EXIT.usage;
+    }
+    throw error;
+  }
+  io.out(startupLines({ address, token: fromEnv ? undefined : token, client, embedded }));
   await (io.stopSignal ?? new Promise<void>(() => {}));
   await server.stop();
   return EXIT.ok;
+}
+
+/** What `serve` says when it cannot listen: which address, why, and how to choose another. */
+function unavailable(code: string, host: string, port: number): string {
+  const why =
+    code === 'EADDRINUSE'
+      ? `port ${port} on ${host} is already in use (another threatlib serve, or another program)`
+      : code === 'EACCES'
+        ? `port ${port} on ${host} needs privileges this process does not have (ports below 1024 usually do)`
+        : `${host} is not an address of this machine`;
+  return `threatlib serve: cannot listen: ${why}.\nChoose another with --port N (e.g. threatlib serve --port ${port === 8080 ? 8081 : 8080}, or ./dev start --port ${port === 8080 ? 8081 : 8080}); --port 0 picks a free one${code === 'EADDRNOTAVAIL' ? ', --host H another interface' : ''}.`;
+}
+
+/** The lines `serve` prints once it listens: each thing a person needs on its own line. */
+function startupLines(options: {
+  address: string;
+  token: string | undefined;
+  client: ThreatClient;
+  embedded: boolean;
+}): string {
+  const { address, token, client, embedded } = options;
+  const strategy = client.config.strategy;
+  const unconfigured = client
+    .feedStatus()
+    .filter((feed) => !feed.configured)
+    .map((feed) => feed.feed);
+  const lines = [
+    `threatlib API listening on ${address}${embedded ? ' (embedded defaults: no config file, no keys, no network)' : ''}`,
+    `  routes:   ${address}/api/v1`,
+    `  docs:     ${address}/docs`,
+    token
+      ? `  token:    ${token}   (shown once; set THREATLIB_API_TOKEN to choose your own)`
+      : '  token:    from THREATLIB_API_TOKEN',
+    `  strategy: ${strategy}${strategyNote(strategy, embedded)}`,
+  ];
+  if (unconfigured.length > 0) {
+    lines.push(
+      `  feeds:    ${unconfigured.join(', ')} not configured (set ${unconfigured.map(apiKeyVariable).join(', ')})`,
+    );
+  }
+  lines.push('Stop with Ctrl-C.');
+  return `${lines.join('\n')}\n`;
+}
+
+function strategyNote(strategy: string, embedded: boolean): string {
+  if (strategy === 'defensive') return ' (the library default)';
+  const why =
+    embedded && strategy === 'aggressive'
+      ? ': one source is enough, so the one offline list can conclude a threat'
+      : '';
+  return ` (the library's default is defensive)${why}`;
 }
 
 async function scan(argv: string[], io: CliIo, single: boolean): Promise<number> {

@@ -1,5 +1,7 @@
+import { silentLogger, ThreatClient } from '@threatlib/core';
 import { type CacheEntry, type CacheStore, MemoryCache } from '@threatlib/core/integration';
 import { describe, expect, it, vi } from 'vitest';
+import { embeddedConfig } from '../cli/embedded-config.js';
 import { json, serveForTest, TEST_TOKEN, testClient } from '../test-support/serve.js';
 
 /** A memory cache that counts every call, so a test sees how often `/health` probes it. */
@@ -107,5 +109,24 @@ describe('protectProbes', () => {
     const open = await serveForTest();
     const openDocument = await json(fetch(`${open.base}/openapi.json`));
     expect(openDocument.paths['/health'].get.security).toEqual([]);
+  });
+});
+
+describe('GET /health on the quick start (embedded defaults, no keys)', () => {
+  it('is ok: the feeds without keys are not_configured, which is not a failure', async () => {
+    const { base } = await serveForTest({}, new ThreatClient(embeddedConfig({}), { env: false, logger: silentLogger }));
+    const response = await fetch(`${base}/health`);
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as {
+      clients: Array<{ feeds: Array<{ feed: string; status: string; configured: boolean }> }>;
+    };
+    expect(body).toMatchObject({ status: 'ok', ready: true, clients: [{ health: 'healthy', reasons: [] }] });
+    const feeds = body.clients[0]?.feeds ?? [];
+    expect(feeds.map((f) => [f.feed, f.status, f.configured])).toEqual([
+      ['feed_otx', 'not_configured', false],
+      ['feed_abuse', 'not_configured', false],
+      ['feed_cti', 'not_configured', false],
+      ['feed_scan', 'not_configured', false],
+    ]);
   });
 });

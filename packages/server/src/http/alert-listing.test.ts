@@ -114,3 +114,50 @@ describe('POST /alerts then GET', () => {
     expect(page.items.map((a: { title: string }) => a.title)).toEqual(['posted']);
   });
 });
+
+describe('GET /alerts?severity=', () => {
+  async function withSeverities() {
+    const store = new RecordingStore();
+    const served = await serveForTest({}, testClient({}, { alertStore: store }));
+    const severities = ['low', 'high', 'critical', 'medium', 'high', 'informational'] as const;
+    for (const [i, severity] of severities.entries()) {
+      await store.add({ title: `a${i}`, severity, timestamp: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString() });
+    }
+    const titles = async (query: string) => {
+      const response = await served.call(`/api/v1/alerts?${query}`);
+      expect(response.status, await response.clone().text()).toBe(200);
+      return ((await response.json()) as { items: Array<{ title: string }> }).items.map((a) => a.title);
+    };
+    return { ...served, store, titles };
+  }
+
+  it('lists the alerts of exactly that severity, or of several comma-separated, any case', async () => {
+    const { titles, store } = await withSeverities();
+    expect(await titles('severity=high')).toEqual(['a4', 'a1']);
+    expect(store.queries.at(-1)).toMatchObject({ severity: ['high'] });
+    expect(await titles('severity=High,CRITICAL')).toEqual(['a4', 'a2', 'a1']);
+    expect(await titles('severity=low&severity=critical')).toEqual(['a2', 'a0']);
+  });
+
+  it('with minSeverity, an alert must pass both', async () => {
+    const { titles } = await withSeverities();
+    expect(await titles('severity=low,high&minSeverity=medium')).toEqual(['a4', 'a1']);
+    expect(await titles('severity=low&minSeverity=high')).toEqual([]);
+  });
+
+  it('pages through one severity with the cursor', async () => {
+    const { titles, call } = await withSeverities();
+    const first = await json(call('/api/v1/alerts?severity=high&limit=1'));
+    expect(first.items.map((a: { title: string }) => a.title)).toEqual(['a4']);
+    expect(await titles(`severity=high&limit=1&cursor=${first.nextCursor}`)).toEqual(['a1']);
+  });
+
+  it('refuses an unknown severity or an empty one with 400, naming the parameter', async () => {
+    const { call } = await withSeverities();
+    for (const query of ['severity=severe', 'severity=', 'severity=high,,low']) {
+      const response = await call(`/api/v1/alerts?${query}`);
+      expect(response.status, query).toBe(400);
+      expect(JSON.stringify(await response.json())).toMatch(/severity/);
+    }
+  });
+});

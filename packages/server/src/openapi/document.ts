@@ -129,15 +129,30 @@ export function openApiDocument(options: OpenApiOptions): Record<string, unknown
     paths[p('/alerts')] = {
       get: {
         operationId: opId(prefix, 'listAlerts'),
-        summary: 'Alerts, newest first, filtered by minimum severity and time',
+        summary: 'Alerts, newest first, filtered by severity (exact or minimum) and time',
         parameters: [
           { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 } },
           { name: 'cursor', in: 'query', schema: { type: 'string', maxLength: 100 } },
           {
             name: 'minSeverity',
             in: 'query',
-            description: 'Only alerts at least this severe (any case)',
+            description:
+              'Only alerts at least this severe (any case): `high` lists high and critical. With `severity`, an alert must pass both',
             schema: { type: 'string', enum: [...SEVERITIES] },
+          },
+          {
+            name: 'severity',
+            in: 'query',
+            description:
+              'Only alerts of exactly this severity, or of one of several comma-separated (`high` or `high,critical`; any case). With `minSeverity`, an alert must pass both: `severity=low&minSeverity=high` lists nothing',
+            style: 'form',
+            explode: false,
+            schema: {
+              type: 'array',
+              items: { type: 'string', enum: [...SEVERITIES] },
+              minItems: 1,
+              maxItems: SEVERITIES.length,
+            },
           },
           { name: 'since', in: 'query', schema: { type: 'string', format: 'date-time' } },
         ],
@@ -173,7 +188,19 @@ export function openApiDocument(options: OpenApiOptions): Record<string, unknown
         },
       },
     };
+    if (prefix !== '') paths[p('/openapi.json')] = openApiOperation(opId(prefix, 'openApi'));
   }
+  paths['/openapi.json'] = openApiOperation('openApi');
+  paths['/docs'] = {
+    get: {
+      operationId: 'docs',
+      summary: 'The API reference, rendered from this document (Swagger UI, served by the server itself)',
+      security: [],
+      responses: {
+        '200': { description: 'An HTML page', content: { 'text/html': { schema: { type: 'string' } } } },
+      },
+    },
+  };
   // Open probes say so with an empty security list; protected ones take the document's, and may answer 401.
   const probeErrors = options.protectProbes ? COMMON_ERRORS : {};
   paths['/health'] = {
@@ -216,6 +243,23 @@ export function openApiDocument(options: OpenApiOptions): Record<string, unknown
     paths,
     components: { schemas: components(), securitySchemes },
     security: Object.keys(securitySchemes).map((name) => ({ [name]: [] })),
+  };
+}
+
+/** `GET` of this document, open to all (it describes the API; it holds no data). */
+function openApiOperation(operationId: string) {
+  return {
+    get: {
+      operationId,
+      summary: 'This OpenAPI 3.1 document',
+      security: [],
+      responses: {
+        '200': {
+          description: 'The OpenAPI document',
+          content: { 'application/json': { schema: { type: 'object', required: ['openapi', 'paths'] } } },
+        },
+      },
+    },
   };
 }
 

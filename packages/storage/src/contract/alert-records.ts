@@ -16,25 +16,37 @@ const MAX_ALERT_BYTES = 8 * 1024 * 1024;
 
 const DeliveriesSchema = z.array(AlertDeliverySchema).max(1000);
 
-/** A page query checked: the page size within bounds, `minSeverity` as its rank, `since` a valid Date. */
+/**
+ * A page query checked: the page size within bounds, `minSeverity` as its rank, `severity` as the ranks it allows,
+ * `since` a valid Date.
+ */
 export interface AlertPageQuery {
   limit: number;
   minRank: number | undefined;
+  ranks: number[] | undefined;
   since: Date | undefined;
 }
 
 /**
  * Checks `list`/`pending`'s query.
  *
- * @throws {ValidationError} `Invalid alert query: minSeverity: ...` or `since: ...`.
+ * @throws {ValidationError} `Invalid alert query: minSeverity: ...`, `severity: ...` or `since: ...`.
  */
 export function alertPageQuery(query: AlertQuery): AlertPageQuery {
   const limit = Math.min(Math.max(Math.trunc(query.limit ?? 50), 1), MAX_PAGE);
   const minRank = query.minSeverity === undefined ? undefined : rankOf(query.minSeverity);
+  const ranks =
+    query.severity === undefined
+      ? undefined
+      : [
+          ...new Set(
+            (Array.isArray(query.severity) ? query.severity : [query.severity]).map((s) => rankOf(s, 'severity')),
+          ),
+        ];
   if (query.since !== undefined && (!(query.since instanceof Date) || Number.isNaN(query.since.getTime()))) {
     throw new ValidationError('alert query', [{ path: 'since', message: 'expected a valid Date' }]);
   }
-  return { limit, minRank, since: query.since };
+  return { limit, minRank, ranks, since: query.since };
 }
 
 /** `updateDeliveries`' input checked (at most 1,000 deliveries, each as core's schema says) and within the size. */
@@ -90,11 +102,11 @@ export function decodeAlertCursor(cursor: string, seqPattern: string): { time: n
   return { time, seq: match[2] as string };
 }
 
-function rankOf(severity: unknown): number {
+function rankOf(severity: unknown, path = 'minSeverity'): number {
   const rank = typeof severity === 'string' ? SEVERITIES.indexOf(severity.toLowerCase() as never) : -1;
   if (rank < 0) {
     throw new ValidationError('alert query', [
-      { path: 'minSeverity', message: `expected one of ${SEVERITIES.join(', ')}, got ${JSON.stringify(severity)}` },
+      { path, message: `expected one of ${SEVERITIES.join(', ')}, got ${JSON.stringify(severity)}` },
     ]);
   }
   return rank;

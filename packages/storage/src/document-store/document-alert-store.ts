@@ -102,9 +102,14 @@ export class DocumentAlertStore implements AlertStore {
   }
 
   async #page(query: AlertQuery, only: Record<string, unknown>): Promise<AlertPage> {
-    const { limit, minRank, since } = alertPageQuery(query);
+    const { limit, minRank, ranks, since } = alertPageQuery(query);
     const filter: Record<string, unknown> = { ...only };
-    if (minRank !== undefined) filter.rank = { $gte: minRank };
+    if (minRank !== undefined || ranks !== undefined) {
+      filter.rank = {
+        ...(minRank === undefined ? {} : { $gte: minRank }),
+        ...(ranks === undefined ? {} : { $in: ranks }),
+      };
+    }
     if (since !== undefined) filter.time = { $gte: since };
     const after = query.cursor === undefined ? undefined : decodeAlertCursor(query.cursor, '[0-9a-f]{24}');
     const conditions: Record<string, unknown>[] = [filter];

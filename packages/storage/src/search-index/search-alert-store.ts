@@ -99,8 +99,9 @@ export class SearchAlertStore implements AlertStore {
   }
 
   async #page(query: AlertQuery, filter: estypes.QueryDslQueryContainer[]): Promise<AlertPage> {
-    const { limit, minRank, since } = alertPageQuery(query);
+    const { limit, minRank, ranks, since } = alertPageQuery(query);
     if (minRank !== undefined) filter.push({ range: { rank: { gte: minRank } } });
+    if (ranks !== undefined) filter.push({ terms: { rank: ranks } });
     if (since !== undefined) filter.push({ range: { time: { gte: since.toISOString() } } });
     const after = query.cursor === undefined ? undefined : decodeAlertCursor(query.cursor, '[0-9a-zA-Z_-]{1,40}');
     const index = await this.#access.index();
