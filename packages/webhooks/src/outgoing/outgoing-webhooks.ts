@@ -1,6 +1,6 @@
 import { resolve as resolvePath } from 'node:path';
 import { type Alert, ConfigurationError, type Logger } from '@threatlib/core';
-import type { Clock } from '@threatlib/core/integration';
+import { type Clock, confidenceProblem } from '@threatlib/core/integration';
 import type { Agent } from 'undici';
 import { WebhookError } from '../errors/webhook-error.js';
 import { AddressPolicy } from '../network/address-policy.js';
@@ -171,13 +171,15 @@ export class OutgoingWebhooks {
    * then POSTed. Resolves once each endpoint's first attempt has ended, with one result per endpoint (none listing
    * the event: an empty array). Opens the outbox first if `start()` has not.
    *
-   * @throws {WebhookError} when the event name or data cannot be sent (not JSON), the outbox is full, or the manager
-   *   is stopping.
+   * @throws {WebhookError} when the event name or data cannot be sent (not JSON; for `high-confidence-threat`, a
+   *   `confidence` that is not 0..100, such as a 0..1 score), the outbox is full, or the manager is stopping.
    */
   async trigger(eventName: string, data: unknown, options: TriggerOptions = {}): Promise<DeliveryResult[]> {
     if (typeof eventName !== 'string' || eventName.length === 0 || eventName.length > 200) {
       throw new WebhookError('deliver', 'expected an event name of 1 to 200 characters');
     }
+    const dataIssue = documentedDataProblem(eventName, data);
+    if (dataIssue !== undefined) throw new WebhookError('deliver', `the data of "${eventName}": ${dataIssue}`);
     const targets = [...this.#endpoints.values()].filter((endpoint) => endpoint.events.has(eventName));
     if (targets.length === 0) return [];
     const now = this.#runtime.clock.now();
@@ -208,6 +210,8 @@ export class OutgoingWebhooks {
    */
   async sendAlert(alert: Alert, options: { minConfidence?: number } = {}): Promise<DeliveryResult[]> {
     const threshold = options.minConfidence ?? DEFAULT_HIGH_CONFIDENCE;
+    const thresholdIssue = confidenceProblem(threshold, 'minConfidence');
+    if (thresholdIssue !== undefined) throw new WebhookError('deliver', thresholdIssue);
     const results: DeliveryResult[] = [];
     for (const indicator of alert.indicators ?? []) {
       if (typeof indicator.confidence !== 'number' || indicator.confidence < threshold) continue;
@@ -650,4 +654,14 @@ export class OutgoingWebhooks {
   #outboxFailed(error: unknown): void {
     this.#runtime.logger.error({ err: error }, `the webhook outbox could not be written: ${(error as Error)?.message}`);
   }
+}
+
+/**
+ * What is wrong with the data of a documented event, or undefined: `high-confidence-threat` carries `{indicator,
+ * confidence, sources}`, its `confidence` on the 0..100 scale (a receiver reading 0.9 as 0.9 % would drop the threat).
+ */
+function documentedDataProblem(eventName: string, data: unknown): string | undefined {
+  if (eventName !== HIGH_CONFIDENCE_THREAT_EVENT || typeof data !== 'object' || data === null) return undefined;
+  const { confidence } = data as { confidence?: unknown };
+  return confidence === undefined ? undefined : confidenceProblem(confidence);
 }
