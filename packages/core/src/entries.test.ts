@@ -61,6 +61,7 @@ const INTEGRATION_VALUES = [
   'retryAfter',
   'retryDelay',
   'runConfigCommand',
+  'shownInput',
   'streamScouts',
   'syslogSeverity',
   'systemClock',

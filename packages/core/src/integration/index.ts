@@ -86,6 +86,7 @@ export {
   type OAuth2TokenSource,
   type OAuth2TokenSourceOptions,
 } from '../oauth2/client-credentials.js';
+export { shownInput } from '../records/shown-input.js';
 export {
   type BreakerOptions,
   type BreakerState,
