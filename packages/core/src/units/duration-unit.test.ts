@@ -12,6 +12,7 @@ describe('durationProblem', () => {
     );
     // No hint that would itself be refused.
     expect(durationProblem(1e15, ttl)).toBe('ttl is in seconds, at most 31536000 (365 days); got 1000000000000000');
+    expect(durationProblem(31_536_001, ttl)).toBe('ttl is in seconds, at most 31536000 (365 days); got 31536001');
     expect(durationProblem(86_400, ttl)).toBeUndefined();
   });
 

@@ -52,7 +52,8 @@ export function durationProblem(value: unknown, bounds: DurationBounds): string 
   }
   if (value === 0 && bounds.zeroAllowed) return undefined;
   if (value > max) {
-    const meant = unit === 'seconds' ? value / 1000 : undefined;
+    // Milliseconds meant as seconds are whole seconds (86400000); 31536001 is no such thing.
+    const meant = unit === 'seconds' && Number.isInteger(value / 1000) ? value / 1000 : undefined;
     return `${name} is in ${unit}, at most ${max} (${spoken(max, unit)}); got ${value}${hint(meant, bounds)}`;
   }
   if (value < min) {
