@@ -4,7 +4,7 @@ import { type DurationBounds, durationProblem, durationSchema } from '@threatlib
  * Longest `ttl`: one year, in seconds. Threat records, campaigns and sightings go stale long before; and a longer one
  * is almost always milliseconds given for seconds (`86400000`, a day in ms, would keep a record for 1000 days).
  */
-export const MAX_TTL_SECONDS = 365 * 86_400;
+const MAX_TTL_SECONDS = 365 * 86_400;
 
 const TTL: DurationBounds = { name: 'ttl', unit: 'seconds', min: 1, max: MAX_TTL_SECONDS };
 
