@@ -7,6 +7,9 @@ describe('confidenceProblem', () => {
     expect(confidenceProblem(0.9)).toBe('confidence is 0..100; got 0.9 (did you mean 90?)');
     expect(confidenceProblem(0.85)).toBe('confidence is 0..100; got 0.85 (did you mean 85?)');
     expect(confidenceProblem(0.07)).toBe('confidence is 0..100; got 0.07 (did you mean 7?)');
+    expect(confidenceProblem(0.5999999999994543)).toBe(
+      'confidence is 0..100; got 0.5999999999994543 (did you mean 60?)',
+    );
     expect(confidenceProblem(0.8, 'minConfidence')).toBe('minConfidence is 0..100; got 0.8 (did you mean 80?)');
   });
 

@@ -47,7 +47,7 @@ export function confidenceSchema(name = 'confidence') {
     });
 }
 
-/** `fraction` × 100 without binary noise (0.07 → 7, not 7.000000000000001). */
+/** `fraction` × 100 without binary noise (0.07 → 7, not 7.000000000000001; 0.5999999999994543 → 60). */
 function asPercent(fraction: number): number {
-  return Number((fraction * 100).toPrecision(12));
+  return Number((fraction * 100).toPrecision(10));
 }
