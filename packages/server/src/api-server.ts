@@ -42,17 +42,22 @@ import { reportedIssues } from './http/validation-issues.js';
 import { ServerMetrics } from './metrics/server-metrics.js';
 import { DOCS_CONTENT_TYPE, DOCS_CSP, docsAssets, docsPage } from './openapi/docs-page.js';
 import { openApiDocument } from './openapi/document.js';
+import { checkAPIServerOptions } from './options/api-server-options-schema.js';
 import * as S from './schemas.js';
 
 /** Options of {@link APIServer}; the timeouts and the connection cap are those of {@link ConnectionOptions}. */
 export interface APIServerOptions extends ConnectionOptions {
-  /** Port to listen on (default 8080; 0 picks a free one). */
+  /** Port to listen on, 0 to 65535 (default 8080; 0 picks a free one). */
   port?: number;
   /** Interface to listen on (default 127.0.0.1: loopback only until you say otherwise). */
   host?: string;
   /** The server's own authentication; the mounted client's `security.authentication` is honoured too. */
   authentication?: ServerAuthentication;
-  /** Per-client-IP limit: at most `max` requests per `windowMs` (default 600 per minute). */
+  /**
+   * Per-client-IP limit: at most `max` requests per `windowMs` (default 600 per minute). `windowMs` is a whole number
+   * of milliseconds from 1000 to 86 400 000 (a day): a text such as `'15m'` or a number of seconds (`900`) is refused
+   * with the milliseconds it stands for.
+   */
   rateLimit?: { windowMs?: number; max?: number };
   /**
    * Failed authentications, counted per client address before authentication runs: an address that fails `max`
@@ -140,7 +145,13 @@ export class APIServer {
   #batchLimiter: RequestLimiter | undefined;
   readonly #webhooks: { readonly plugin: FastifyPluginAsync } | undefined;
 
+  /**
+   * @throws {ConfigurationError} `Configuration invalid: <option>: ...` naming each option that is wrong and what it
+   *   got: a wrong type, a value out of range, a duration in the wrong unit or given as a text (`windowMs: '15m'`, "did
+   *   you mean 900000?"), or an unknown key (with the option it was probably meant to be).
+   */
   constructor(options: APIServerOptions = {}) {
+    checkAPIServerOptions(options);
     this.#options = {
       port: options.port ?? 8080,
       host: options.host ?? '127.0.0.1',
@@ -149,9 +160,9 @@ export class APIServer {
       bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
       batchLimit: options.batchLimit ?? DEFAULT_BATCH_LIMIT,
       logRequests: options.logRequests ?? false,
-      jsonDepthLimit: wholeNumberOption('jsonDepthLimit', options.jsonDepthLimit, DEFAULT_JSON_DEPTH_LIMIT, 1),
-      alertPageBytes: wholeNumberOption('alertPageBytes', options.alertPageBytes, DEFAULT_PAGE_BYTES, 1),
-      healthCacheMs: wholeNumberOption('healthCacheMs', options.healthCacheMs, DEFAULT_HEALTH_CACHE_MS, 0),
+      jsonDepthLimit: options.jsonDepthLimit ?? DEFAULT_JSON_DEPTH_LIMIT,
+      alertPageBytes: options.alertPageBytes ?? DEFAULT_PAGE_BYTES,
+      healthCacheMs: options.healthCacheMs ?? DEFAULT_HEALTH_CACHE_MS,
       protectProbes: options.protectProbes ?? false,
     };
     this.#healthProbe = new ProbeCache(() => this.#probeClients(), { ttlMs: this.#options.healthCacheMs });
@@ -716,13 +727,4 @@ function fastifyProblem(error: FastifyError): Problem | undefined {
       }
       return undefined;
   }
-}
-
-/** A whole-number option at least `min`, or its default. @throws {RangeError} naming the option. */
-function wholeNumberOption(name: string, value: number | undefined, fallback: number, min: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < min) {
-    throw new RangeError(`APIServer: ${name} must be a whole number, ${min} or more; got ${String(value)}`);
-  }
-  return value;
 }

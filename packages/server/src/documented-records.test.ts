@@ -93,6 +93,25 @@ describe('POST /alerts with the documented alert', () => {
   });
 });
 
+describe('POST /alerts with a confidence on the wrong scale', () => {
+  it('answers 400 saying what a 0..1 score would be on the 0..100 scale; 1 (1 %) is taken', async () => {
+    const call = await serve();
+    const refused = await call('/api/v1/alerts', {
+      ...documentedAlert,
+      indicators: [{ type: 'domain', value: 'malicious-site.com', confidence: 0.9 }],
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors).toEqual([
+      { path: 'indicators.0.confidence', message: 'confidence is 0..100; got 0.9 (did you mean 90?)' },
+    ]);
+    const taken = await call('/api/v1/alerts', {
+      ...documentedAlert,
+      indicators: [{ type: 'domain', value: 'malicious-site.com', confidence: 1 }],
+    });
+    expect(taken.status).toBe(201);
+  });
+});
+
 describe("indicator type 'ip'", () => {
   it('scans {indicator: "8.8.8.8", type: "ip"} and reports ipv4', async () => {
     const call = await serve();

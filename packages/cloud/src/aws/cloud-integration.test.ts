@@ -404,6 +404,12 @@ describeWithMoto('CloudIntegration: S3 (on moto) and publishThreatList', () => {
     expect(tooOften.message).toMatch(/^Invalid threat list options: schedule\.intervalMs: /);
     const noSource = await rejection(cloud.publishThreatList({ bucket: 'some-bucket', key: 'k', name: 'n' }));
     expect(noSource.message).toMatch(/^Invalid threat list options: indicators: required/);
+    const fraction = await rejection(
+      cloud.publishThreatList({ bucket: 'some-bucket', key: 'k', name: 'n', minConfidence: 0.8 }),
+    );
+    expect(fraction.message).toMatch(
+      /^Invalid threat list options: minConfidence: minConfidence is 0\.\.100; got 0\.8 \(did you mean 80\?\)/,
+    );
   });
 });
 

@@ -1,3 +1,4 @@
+import { confidenceSchema } from '@threatlib/core/integration';
 import { z } from 'zod';
 import { THREAT_LIST_FORMATS } from './threat-list.js';
 
@@ -17,7 +18,7 @@ export const PublishThreatListOptionsSchema = z.strictObject({
   /** `TXT` (GuardDuty's plaintext IP list, the default) or `STIX` (a STIX 2.1 bundle by `toStixBundle`). */
   format: z.enum(THREAT_LIST_FORMATS).default('TXT'),
   /** Only indicators whose current confidence is at least this (0 to 100). Default 80. */
-  minConfidence: z.number().min(0).max(100).default(80),
+  minConfidence: confidenceSchema('minConfidence').default(80),
   /** Only indicators reported at or after this time. */
   since: z.date().optional(),
   /** Whether GuardDuty uses the set (default true: activating again makes it read the new list). */

@@ -84,6 +84,19 @@ describe('CloudSiemIntegration through the STIX objects upload API', () => {
     );
   });
 
+  it('refuses a 0..1 confidence (it was rounded to 1) before anything is sent; 45.5 is rounded to 46', async () => {
+    const s = sentinel();
+    await expect(s.createIndicator({ ...ip(1), confidence: 0.85 })).rejects.toThrow(
+      'Invalid Sentinel indicator: confidence: confidence is 0..100; got 0.85 (did you mean 85?)',
+    );
+    expect(uploads()).toEqual([]);
+    const created = await s.createIndicator({ ...ip(2), confidence: 45.5 });
+    expect(emulator.sentinel.objects.get(created.id)?.object.confidence).toBe(46);
+    expect(() => sentinel({ minConfidence: 0.8 })).toThrow(
+      'Configuration invalid: minConfidence: minConfidence is 0..100; got 0.8 (did you mean 80?)',
+    );
+  });
+
   it('gives the same pattern the same id, so publishing it again updates the indicator', async () => {
     const s = sentinel({ workspaceId: emulator.sentinel.config.workspaceId });
     const first = await s.createIndicator(ip(1));
@@ -110,7 +123,7 @@ describe('CloudSiemIntegration through the STIX objects upload API', () => {
     );
     const invalid = results[3] as Extract<(typeof results)[number], { ok: false }>;
     expect(ValidationError.isInstance(invalid.error)).toBe(true);
-    expect(invalid.error.message).toBe('Invalid Sentinel indicator: confidence: expected a number from 0 to 100');
+    expect(invalid.error.message).toBe('Invalid Sentinel indicator: confidence: confidence is 0..100; got 150');
     expect([...emulator.sentinel.objects.values()].map((o) => o.object.pattern)).toEqual([
       "[ipv4-addr:value = '198.51.100.1']",
       "[ipv4-addr:value = '198.51.100.3']",

@@ -10,6 +10,7 @@
 import { createHash } from 'node:crypto';
 import type { ThreatIntelligenceIndicatorModel } from '@azure/arm-securityinsight';
 import { THREATLIB_STIX_IDENTITY, THREATLIB_STIX_NAMESPACE } from '@threatlib/core';
+import { confidenceSchema } from '@threatlib/core/integration';
 import { z } from 'zod';
 
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
@@ -38,13 +39,10 @@ export const SentinelIndicatorSchema = z
       .max(65_536),
     /** Tags shown in Sentinel. */
     labels: terms('label').max(100).default([]),
-    /** 0..100, rounded to the integer STIX requires. */
-    confidence: z
-      .number({ error: 'expected a number from 0 to 100' })
-      .min(0, { error: 'expected a number from 0 to 100' })
-      .max(100, { error: 'expected a number from 0 to 100' })
-      .transform(Math.round)
-      .optional(),
+    /**
+     * 0..100, rounded to the integer STIX requires (45.5 → 46). A 0..1 score is refused: rounded, 0.85 would be 1.
+     */
+    confidence: confidenceSchema().transform(Math.round).optional(),
     /** What the indicator points at (`malicious-activity`, `anonymization`…): STIX `indicator_types`. */
     threatTypes: terms('threat type').max(50).default([]),
     /** Its name in Sentinel; default: the value a single-comparison pattern matches, else the pattern. */

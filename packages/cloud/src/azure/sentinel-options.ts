@@ -9,6 +9,7 @@
 //   https://learn.microsoft.com/en-us/javascript/api/@azure/identity/clientsecretcredential
 import type { TokenCredential } from '@azure/identity';
 import { ConfigurationError, recordIssues } from '@threatlib/core';
+import { confidenceSchema } from '@threatlib/core/integration';
 import { z } from 'zod';
 
 /** The api-version of the STIX objects upload API. */
@@ -119,7 +120,7 @@ const CloudSiemOptionsSchema = z.strictObject({
   /** Ms one request may take. Default 30000. */
   timeout: z.int().min(100).max(600_000).default(30_000),
   /** Concluded threats below this confidence (0..100) are not published. Default 0: every concluded threat. */
-  minConfidence: z.number().min(0).max(100).default(0),
+  minConfidence: confidenceSchema('minConfidence').default(0),
   /** Ms a concluded threat waits for others to share its request (at most 100 go together). Default 1000. */
   batchIntervalMs: z.int().min(0).max(60_000).default(1_000),
   /** Indicators held for publishing at most; past it, new ones are dropped and counted. Default 10000. */

@@ -5,6 +5,7 @@ import { parseIndicator } from '../indicators/parse-indicator.js';
 import { flaggedBy } from '../records/flagged-by.js';
 import { type IndicatorRecord, IndicatorRecordSchema, IndicatorSchema } from '../records/indicator-record.js';
 import { riskScoreForConfidence, SEVERITIES, SeveritySchema, severityForRiskScore } from '../records/severity.js';
+import { confidenceSchema } from '../units/confidence-scale.js';
 import { AlertDeliverySchema } from './alert-delivery.js';
 import { metadataProblem } from './alert-metadata.js';
 
@@ -27,8 +28,8 @@ const metadata = z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
 const AlertCorrelationSchema = z.object({
   indicator: z.string().optional(),
   type: z.string().optional(),
-  /** 0 to 100. */
-  confidence: z.number().min(0).max(100),
+  /** 0 to 100, as `correlate` gives it: a fraction between 0 and 1 is refused as a 0..1 score. */
+  confidence: confidenceSchema(),
   riskScore: riskScore.optional(),
   sources: z.array(z.string().min(1).max(200)).max(100).optional(),
   contributions: z.array(z.object({ feed: z.string(), verdict: z.string() })).optional(),

@@ -25,7 +25,10 @@ export interface Contribution {
 export interface Correlation {
   indicator: string;
   type: IndicatorType;
-  /** 0..100: weighted, recency-adjusted maliciousness over the sources that answered. */
+  /**
+   * 0..100: weighted, recency-adjusted maliciousness over the sources that answered, to one decimal; below 1 it is
+   * rounded to 0 or 1, so that no correlation's confidence reads as a 0..1 score (which every 0..100 field refuses).
+   */
   confidence: number;
   verdict: 'malicious' | 'suspicious' | 'clean' | 'unknown';
   isThreat: boolean;
@@ -134,7 +137,7 @@ export function correlateResults(input: CorrelationInput): Correlation {
   return {
     indicator: input.indicator,
     type: input.type,
-    confidence: round(confidence, 1),
+    confidence: reportedConfidence(confidence),
     verdict,
     isThreat,
     consensus,
@@ -146,6 +149,14 @@ export function correlateResults(input: CorrelationInput): Correlation {
     contributions,
     failures,
   };
+}
+
+/**
+ * The confidence a correlation reports: to one decimal, and below 1 to the whole percent (0 or 1). A value such as 0.4
+ * would be refused by every 0..100 field it is passed on to (an alert, a stored record, a webhook), as a 0..1 score.
+ */
+function reportedConfidence(confidence: number): number {
+  return confidence < 1 ? Math.round(confidence) : round(confidence, 1);
 }
 
 function recencyFactor(lastSeen: string | undefined, now: number, halfLifeDays: number): number {

@@ -6,6 +6,8 @@
 // It also has the hardening of an HTTP server an integration runs itself (the REST server, a webhook receiver): a cap
 // on each client's connections, the timeouts that keep slow clients from holding them, and the one-pass check of a
 // JSON text's depth and repeated keys that every way in (request bodies, queue messages) runs before parsing.
+// And the checks of scales and units every package's inputs share: a 0..100 confidence that refuses a 0..1 score, a
+// duration that names the unit it is in (with what was probably meant), the known option an unknown key was meant to be.
 export type { AlertStore } from '../alerts/alert-store.js';
 export { normaliseAlert } from '../alerts/memory-alert-store.js';
 export { cacheKey, fingerprint } from '../cache/cache-key.js';
@@ -16,6 +18,7 @@ export { KvServerCache } from '../cache/kvserver-cache.js';
 export { DEFAULT_MEMORY_CACHE_SIZE, MemoryCache } from '../cache/memory-cache.js';
 export { parseSize } from '../cache/size.js';
 export { EMBEDDED_DEFAULTS, EXIT as CONFIG_EXIT_CODES, runConfigCommand } from '../cli/config-command.js';
+export { closestOption } from '../config/closest-option.js';
 export { EventBus } from '../events/event-bus.js';
 export { abuseipdbFeed } from '../feeds/abuseipdb.js';
 export { BUILTIN_FEED_LIST } from '../feeds/builtin-feeds.js';
@@ -83,6 +86,7 @@ export {
   type OAuth2TokenSource,
   type OAuth2TokenSourceOptions,
 } from '../oauth2/client-credentials.js';
+export { shownInput } from '../records/shown-input.js';
 export {
   type BreakerOptions,
   type BreakerState,
@@ -97,4 +101,6 @@ export { quotaFor } from '../scheduler/quota-for.js';
 export { isRetryable, type RetryOptions, retryDelay } from '../scheduler/retry-policy.js';
 export { streamScouts } from '../scout/scout-many.js';
 export { checkEndpoint } from '../security/endpoint-policy.js';
+export { confidenceProblem, confidenceSchema } from '../units/confidence-scale.js';
+export { type DurationBounds, durationProblem, durationSchema } from '../units/duration-unit.js';
 export { writeFileAtomic } from '../vault/atomic-write.js';

@@ -3,6 +3,7 @@ import { InvalidIndicatorError } from '../errors/invalid-indicator-error.js';
 import { INDICATOR_TYPES, type IndicatorType } from '../indicators/indicator.js';
 import { INDICATOR_TYPE_NAMES, type IndicatorTypeName } from '../indicators/indicator-type-name.js';
 import { parseIndicator } from '../indicators/parse-indicator.js';
+import { confidenceSchema } from '../units/confidence-scale.js';
 import { shownInput } from './shown-input.js';
 
 const typeName = z
@@ -33,7 +34,7 @@ function normalised<T extends { type: IndicatorTypeName; value: string }>(
 }
 
 const extras = {
-  /** 0 to 100. */
+  /** 0 to 100 (as stored: a record read back is not refused for what its input would be). */
   confidence: z.number().min(0).max(100).optional().meta({ description: '0 to 100' }),
   /** Where it was seen or who reported it. */
   source: z.string().min(1).max(200).optional(),
@@ -44,7 +45,8 @@ const extras = {
 /**
  * An indicator as alerts and cases carry it: `{type, value, confidence?, source?}`. `type` takes the documented
  * `ip` and `domain`, every precise type (`ipv4`, `ipv6`, `url`, `md5`, `sha1`, `sha256`, `email`) and `hostname`;
- * parsing checks the value against it and keeps the precise type and the normalised value.
+ * parsing checks the value against it and keeps the precise type and the normalised value. `confidence` is a
+ * percentage: a fraction between 0 and 1 is refused ("confidence is 0..100; got 0.9 (did you mean 90?)").
  *
  * @example
  * ```ts
@@ -52,7 +54,9 @@ const extras = {
  * // { type: 'ipv4', value: '8.8.8.8', confidence: 90 }
  * ```
  */
-export const IndicatorSchema = z.strictObject({ type: typeName, value, ...extras }).transform(normalised);
+export const IndicatorSchema = z
+  .strictObject({ type: typeName, value, ...extras, confidence: confidenceSchema().optional() })
+  .transform(normalised);
 
 /** An indicator record as given: `type` may be an alias (`ip`, `hostname`). */
 export type IndicatorInput = z.input<typeof IndicatorSchema>;

@@ -41,7 +41,8 @@ function thousandCorrelations(): StixCorrelationInput[] {
     return {
       indicator: value,
       type,
-      confidence: (n * 7.3) % 100,
+      // 1 to 100 with decimals, as correlate gives: a fraction under 1 would be a 0..1 score, which is refused.
+      confidence: 1 + ((n * 7.3) % 99),
       verdict,
       startedAt: new Date(Date.UTC(2025, 0, 1) + n * 1000).toISOString(),
       results: [

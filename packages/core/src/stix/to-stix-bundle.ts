@@ -5,6 +5,7 @@ import { ValidationError } from '../errors/validation-error.js';
 import type { Indicator } from '../indicators/indicator.js';
 import { type IndicatorTypeName, isIndicatorTypeName } from '../indicators/indicator-type-name.js';
 import { parseIndicator } from '../indicators/parse-indicator.js';
+import { confidenceProblem } from '../units/confidence-scale.js';
 import {
   type StixBundle,
   type StixExternalReference,
@@ -87,13 +88,13 @@ const FLAGGING = new Set(['malicious', 'suspicious']);
  * - `indicator_types` from the verdict (malicious → `malicious-activity`, suspicious → `anomalous-activity`, clean
  *   → `benign`, unknown → `unknown`), plus `anonymization` or `compromised` when a flagging source's categories or
  *   tags say so;
- * - `confidence`: the correlation's confidence rounded to an integer 0..100;
+ * - `confidence`: the correlation's confidence (0..100) rounded to an integer; a 0..1 fraction is refused;
  * - `labels`: the categories, tags and malware families of the sources that flagged it;
  * - `external_references`: one per source that answered (`source_name` the feed id, `description` its verdict),
  *   one per http(s) reference URL when it gave any.
  *
  * @throws {@link ValidationError} naming each correlation that cannot be written and why (an invalid indicator, a
- * confidence that is not a number, an unreadable `startedAt`), or an invalid option.
+ * confidence that is not a number from 0 to 100 or is a 0..1 fraction, an unreadable `startedAt`), or an invalid option.
  *
  * @example
  * ```ts
@@ -164,12 +165,9 @@ function writeIndicator(
     }
   }
   const { confidence, verdict } = correlation;
-  if (typeof confidence !== 'number' || !Number.isFinite(confidence) || confidence < 0 || confidence > 100) {
-    issues.push({
-      path: `${path}.confidence`,
-      message: `expected a number from 0 to 100, got ${JSON.stringify(confidence)}`,
-    });
-  }
+  // A 0..1 score would be rounded to confidence 0 or 1: refused, as everywhere a 0..100 confidence is taken.
+  const confidenceIssue = confidenceProblem(confidence);
+  if (confidenceIssue !== undefined) issues.push({ path: `${path}.confidence`, message: confidenceIssue });
   if (!VERDICTS.includes(verdict)) {
     issues.push({
       path: `${path}.verdict`,

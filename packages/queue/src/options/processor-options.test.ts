@@ -49,4 +49,16 @@ describe('processor options', () => {
     expect(errorOf({ type: 'kafka' }).message).toMatch(/brokers: expected the brokers as \["host:port", \.\.\.\]/);
     expect(errorOf({ type: 'kafka', brokers: ['nohost'] }).message).toMatch(/brokers\.0: expected "host:port"/);
   });
+
+  it('refuses durations in the wrong unit, saying what was meant', () => {
+    expect(errorOf({ type: 'rabbitmq', heartbeat: 10_000 }).message).toBe(
+      'Configuration invalid: heartbeat: heartbeat is in seconds, at most 600 (10 minutes); got 10000 (did you mean 10?)',
+    );
+    expect(errorOf({ type: 'rabbitmq', publishTimeout: 30 }).message).toBe(
+      'Configuration invalid: publishTimeout: publishTimeout is in milliseconds, at least 100; got 30 (did you mean 30000?)',
+    );
+    expect(errorOf({ type: 'kafka', brokers: ['127.0.0.1:9092'], sessionTimeout: 10 }).message).toBe(
+      'Configuration invalid: sessionTimeout: sessionTimeout is in milliseconds, at least 1000; got 10 (did you mean 10000?)',
+    );
+  });
 });

@@ -1,4 +1,5 @@
 import { ConfigurationError, type ConfigurationIssue } from '@threatlib/core';
+import { durationSchema } from '@threatlib/core/integration';
 import { z } from 'zod';
 
 /*
@@ -58,10 +59,19 @@ const rabbitmqSchema = z.strictObject({
     .prefault({}),
   /** Messages a consumer holds unacknowledged at once; that many handlers run concurrently. */
   prefetch: z.int().min(1).max(65_535).default(20),
-  /** Longest `publish` waits for the broker's confirmation, a reconnection included, in ms. */
-  publishTimeout: positiveInt.default(30_000),
-  /** AMQP heartbeat in seconds: how fast a silently dead connection is noticed. */
-  heartbeat: z.int().min(1).max(600).default(10),
+  /**
+   * Longest `publish` waits for the broker's confirmation, a reconnection included, in ms: 100 to 3 600 000 (less is
+   * seconds given for milliseconds, refused with what was meant).
+   */
+  publishTimeout: durationSchema({
+    name: 'publishTimeout',
+    unit: 'milliseconds',
+    min: 100,
+    max: 3_600_000,
+    integer: true,
+  }).default(30_000),
+  /** AMQP heartbeat in seconds, 1 to 600: how fast a silently dead connection is noticed (ms are refused). */
+  heartbeat: durationSchema({ name: 'heartbeat', unit: 'seconds', min: 1, max: 600, integer: true }).default(10),
   reconnect: reconnectSchema.prefault({}),
   ...retryShape,
 });
@@ -105,9 +115,16 @@ const kafkaSchema = z.strictObject({
   streamProcessing: batchingSchema.prefault({}),
   /**
    * How long the group waits for a consumer that stopped heartbeating (a killed process) before its partitions go
-   * to another, in ms. The broker allows 6,000 to 300,000 by default.
+   * to another, in ms, 1,000 to 3,600,000 (less is seconds given for milliseconds). The broker allows 6,000 to 300,000
+   * by default.
    */
-  sessionTimeout: z.int().min(1000).default(10_000),
+  sessionTimeout: durationSchema({
+    name: 'sessionTimeout',
+    unit: 'milliseconds',
+    min: 1_000,
+    max: 3_600_000,
+    integer: true,
+  }).default(10_000),
   ...retryShape,
 });
 

@@ -152,13 +152,20 @@ describe('timeouts', () => {
 
 describe('options', () => {
   it.each([
-    [{ headersTimeout: -1 }, /headersTimeout must be a whole number of milliseconds, 0 or more/],
-    [{ requestTimeout: 1.5 }, /requestTimeout must be a whole number/],
+    [
+      { headersTimeout: -1 },
+      /headersTimeout: headersTimeout is in milliseconds, at least 100 \(or 0 to turn it off\); got -1/,
+    ],
+    [{ requestTimeout: 1000.5 }, /requestTimeout: requestTimeout is a whole number of milliseconds; got 1000\.5/],
     [
       { headersTimeout: 5_000, requestTimeout: 1_000 },
       /headersTimeout \(5000\) must not exceed requestTimeout \(1000\)/,
     ],
-    [{ maxConnectionsPerAddress: -2 }, /maxConnectionsPerAddress must be a whole number, 0 or more/],
+    [
+      { maxConnectionsPerAddress: -2 },
+      /maxConnectionsPerAddress: maxConnectionsPerAddress is a whole number, 0 or more; got -2/,
+    ],
+    [{ headersTimeout: 40_000 }, /headersTimeout: headersTimeout \(40000\) must not exceed requestTimeout \(30000\)/],
   ])('refuses options %j', async (options, message) => {
     const { APIServer } = await import('../api-server.js');
     expect(() => new APIServer({ port: 0, ...options })).toThrow(message);

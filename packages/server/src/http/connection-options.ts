@@ -1,4 +1,5 @@
 import type { ServerOptions } from 'node:http';
+import { ConfigurationError } from '@threatlib/core';
 import { SERVER_TIMEOUT_DEFAULTS, serverTimeoutOptions } from '@threatlib/core/integration';
 
 /**
@@ -9,7 +10,7 @@ export interface ConnectionOptions {
   /**
    * Milliseconds the request line and headers may take to arrive (a new connection that sends nothing included);
    * then 408 and the connection is closed. Node's `headersTimeout`. Default 10 000; `0` turns it off (not
-   * recommended).
+   * recommended). Each timeout here is 100 ms or more (less is refused as seconds given for milliseconds).
    */
   headersTimeout?: number;
   /**
@@ -38,27 +39,25 @@ const CONNECTION_DEFAULTS: Readonly<Required<ConnectionOptions>> = Object.freeze
 });
 
 /**
- * The options with their defaults, checked.
+ * The options with their defaults (`APIServer` has checked them: see `checkAPIServerOptions`), and the headers'
+ * timeout within the request's when only one of them was given.
  *
- * @throws {RangeError} naming the option and what it must be.
+ * @throws {ConfigurationError} when the default of one and the value given for the other disagree.
  */
 export function resolveConnectionOptions(options: ConnectionOptions): Required<ConnectionOptions> {
   const resolved = { ...CONNECTION_DEFAULTS };
   for (const name of Object.keys(CONNECTION_DEFAULTS) as Array<keyof ConnectionOptions>) {
     const value = options[name];
-    if (value === undefined) continue;
-    const least = name === 'keepAliveTimeout' ? 1 : 0;
-    if (!Number.isSafeInteger(value) || value < least) {
-      const unit = name === 'maxConnectionsPerAddress' ? 'a whole number' : 'a whole number of milliseconds';
-      throw new RangeError(`APIServer: ${name} must be ${unit}, ${least} or more; got ${String(value)}`);
-    }
-    resolved[name] = value;
+    if (value !== undefined) resolved[name] = value;
   }
   const { headersTimeout, requestTimeout } = resolved;
   if (headersTimeout > 0 && requestTimeout > 0 && headersTimeout > requestTimeout) {
-    throw new RangeError(
-      `APIServer: headersTimeout (${headersTimeout}) must not exceed requestTimeout (${requestTimeout}): the headers are part of the request`,
-    );
+    throw new ConfigurationError([
+      {
+        path: options.headersTimeout === undefined ? 'requestTimeout' : 'headersTimeout',
+        message: `headersTimeout (${headersTimeout}) must not exceed requestTimeout (${requestTimeout}): the headers are part of the request`,
+      },
+    ]);
   }
   return resolved;
 }

@@ -1,4 +1,5 @@
 import { ConfigurationError, recordIssues } from '@threatlib/core';
+import { durationSchema } from '@threatlib/core/integration';
 import { z } from 'zod';
 import { PLATFORM_IDS, type PlatformId } from '../platforms/platform-id.js';
 
@@ -54,8 +55,13 @@ export const COMMON_OPTIONS_SHAPE = {
    */
   enforceHttps: z.boolean().optional(),
   credentials: CredentialsSchema,
-  /** Ms one request may take before it counts as failed (and is retried). */
-  timeout: z.int({ error: 'expected a whole number of milliseconds' }).min(1).max(600_000).default(30_000),
+  /**
+   * Ms one request may take before it counts as failed (and is retried): 100 to 600 000. Less than 100 ms is seconds
+   * given for milliseconds (`timeout: 30`), refused with what was meant.
+   */
+  timeout: durationSchema({ name: 'timeout', unit: 'milliseconds', min: 100, max: 600_000, integer: true }).default(
+    30_000,
+  ),
   /** Retries after the first attempt, for failures worth retrying (never an authentication failure). */
   retries: z.int({ error: 'expected a whole number' }).min(0).max(10).default(3),
   /** Base backoff between retries in ms (default: the client's `performance.retryDelay`, else 1000). */

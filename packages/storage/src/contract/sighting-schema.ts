@@ -1,4 +1,5 @@
 import { parseRecord } from '@threatlib/core';
+import { confidenceSchema } from '@threatlib/core/integration';
 import { z } from 'zod';
 import type { IndicatorSighting } from './threat-storage.js';
 
@@ -7,7 +8,7 @@ const SightingSchema = z.strictObject({
   type: z.string().min(1).max(32),
   seenAt: z.date().refine((date) => !Number.isNaN(date.getTime()), { error: 'an invalid Date' }),
   verdict: z.string().min(1).max(32),
-  confidence: z.number().min(0).max(100),
+  confidence: confidenceSchema(),
   riskScore: z.number().min(0).max(10),
 });
 

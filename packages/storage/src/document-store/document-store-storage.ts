@@ -14,6 +14,7 @@ import {
   ObjectId,
 } from 'mongodb';
 import { parseCampaignReports } from '../contract/campaign-schema.js';
+import { ttlProblem } from '../contract/record-ttl.js';
 import { parseSightings } from '../contract/sighting-schema.js';
 import type {
   CampaignReport,
@@ -285,11 +286,8 @@ export class DocumentStoreStorage implements ThreatStorage {
    */
   async recordCampaigns(reports: readonly CampaignReport[], options: { ttl: number }): Promise<void> {
     const ttl = options?.ttl;
-    if (typeof ttl !== 'number' || !(ttl > 0)) {
-      throw new ValidationError('campaign options', [
-        { path: 'ttl', message: 'expected the seconds to keep a campaign, more than 0' },
-      ]);
-    }
+    const ttlIssue = ttlProblem(ttl);
+    if (ttlIssue !== undefined) throw new ValidationError('campaign options', [{ path: 'ttl', message: ttlIssue }]);
     const operations = campaignUpserts(parseCampaignReports(reports), ttl);
     if (operations.length === 0) return;
     await this.#serialised(() => this.#writeUpserts<CampaignDocument>('campaigns', operations));
@@ -478,13 +476,10 @@ function genericDocument(record: unknown, now: number): Record<string, unknown> 
   delete document.id;
   const out: Record<string, unknown> & { _id: string } = { ...document, _id: (id as string | undefined) ?? newId() };
   if (ttl !== undefined) {
-    if (typeof ttl !== 'number' || !(ttl > 0)) {
-      throw new ValidationError('record', [
-        { path: 'ttl', message: 'expected the seconds to keep the record, more than 0' },
-      ]);
-    }
+    const ttlIssue = ttlProblem(ttl);
+    if (ttlIssue !== undefined) throw new ValidationError('record', [{ path: 'ttl', message: ttlIssue }]);
     const from = document.scanDate instanceof Date ? document.scanDate.getTime() : now;
-    out[EXPIRY_FIELD] = new Date(from + ttl * 1000);
+    out[EXPIRY_FIELD] = new Date(from + (ttl as number) * 1000);
   }
   return out;
 }

@@ -1,17 +1,14 @@
 import { ConfigurationError, type ConfigurationIssue, recordIssues } from '@threatlib/core';
 import { z } from 'zod';
+import { ttlSchema } from '../contract/record-ttl.js';
 import type { StorageBackend } from './storage-backend.js';
 import { STORAGE_BACKENDS } from './storage-backends.js';
 import { DEFAULT_BATCHING } from './write-batcher.js';
 
 /** Options of `integrations.storage` that are the integration's, whatever the back end. */
 const IntegrationShape = z.object({
-  /** Seconds each correlation's threat record is kept (default 30 days). */
-  ttl: z
-    .number()
-    .positive()
-    .max(10 * 365 * 86_400)
-    .default(30 * 86_400),
+  /** Seconds each correlation's threat record is kept, at most a year (default 30 days). */
+  ttl: ttlSchema.default(30 * 86_400),
   /**
    * Whether each correlation's sighting is folded into its indicator's history in `indicators` (default true), from
    * which `enrichIndicator` answers. False keeps threat records, campaigns and alerts only: one write a batch instead

@@ -1,4 +1,5 @@
 import { type ConfigurationIssue, ValidationError } from '@threatlib/core';
+import { confidenceProblem } from '@threatlib/core/integration';
 import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP } from './daily-index.js';
 
 /** Longest keyword Elasticsearch indexes, in UTF-8 bytes (Lucene's term limit). */
@@ -58,8 +59,9 @@ export interface PreparedDocument {
  * Validates a search-index document and makes its source: `@timestamp` written as `toISOString()` gives it. The
  * documented document (`{indicator, threat_type, confidence, sources, '@timestamp'}`) and the campaign it belongs to:
  * `indicator` and `@timestamp` are required (the time picks the daily index); a field the mapping does not have is
- * refused here, before anything is sent. Checked by hand rather than by a schema: it runs for every document of a
- * bulk, and a schema library costs several times the serialisation.
+ * refused here, before anything is sent. `confidence` is 0..100: a 0..1 score is refused ("did you mean 90?").
+ * Checked by hand rather than by a schema: it runs for every document of a bulk, and a schema library costs several
+ * times the serialisation.
  *
  * @throws {ValidationError} `Invalid <subject>: <field>: <reason>`, naming every field that is wrong.
  */
@@ -73,9 +75,8 @@ export function prepareSearchDocument(document: unknown, subject = 'search-index
   const time = timestampOf(timestamp);
   checkKeyword(issues, 'indicator', indicator, 8_192, true);
   checkKeyword(issues, 'threat_type', threat_type, 256, false);
-  if (confidence !== undefined && !(typeof confidence === 'number' && confidence >= 0 && confidence <= 100)) {
-    issues.push({ path: 'confidence', message: 'expected a number from 0 to 100' });
-  }
+  const confidenceIssue = confidence === undefined ? undefined : confidenceProblem(confidence);
+  if (confidenceIssue !== undefined) issues.push({ path: 'confidence', message: confidenceIssue });
   if (sources !== undefined) {
     if (!Array.isArray(sources) || sources.length > 100) {
       issues.push({ path: 'sources', message: 'expected an array of at most 100 source names' });

@@ -2,6 +2,7 @@ import { Client, type ClientOptions, type estypes } from '@elastic/elasticsearch
 import { type ConfigurationIssue, type Logger, silentLogger, ValidationError } from '@threatlib/core';
 import { type Clock, type IntegrationHealth, systemClock } from '@threatlib/core/integration';
 import { parseCampaignReports } from '../contract/campaign-schema.js';
+import { ttlProblem } from '../contract/record-ttl.js';
 import { parseSightings } from '../contract/sighting-schema.js';
 import type {
   CampaignReport,
@@ -515,11 +516,8 @@ export class SearchIndexStorage implements ThreatStorage {
    */
   async recordCampaigns(reports: readonly CampaignReport[], options: { ttl: number }): Promise<void> {
     const ttl = options?.ttl;
-    if (typeof ttl !== 'number' || !(ttl > 0) || !Number.isFinite(ttl)) {
-      throw new ValidationError('campaign options', [
-        { path: 'ttl', message: 'expected the seconds to keep a campaign, more than 0' },
-      ]);
-    }
+    const ttlIssue = ttlProblem(ttl);
+    if (ttlIssue !== undefined) throw new ValidationError('campaign options', [{ path: 'ttl', message: ttlIssue }]);
     const parsed = parseCampaignReports(reports);
     if (parsed.length === 0) return;
     await this.start();

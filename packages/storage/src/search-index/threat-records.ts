@@ -1,10 +1,9 @@
 import { type ConfigurationIssue, parseRecord, ValidationError } from '@threatlib/core';
 import { z } from 'zod';
+import { ttlSchema } from '../contract/record-ttl.js';
+import { resultsSchema } from '../contract/threat-results.js';
 import type { StoredThreat } from '../contract/threat-storage.js';
 import { timestampOf } from './search-document.js';
-
-/** Longest `ttl`: ten years, in seconds. */
-const MAX_TTL_SECONDS = 10 * 365 * 86_400;
 
 const ThreatRecordSchema = z.looseObject({
   id: z
@@ -12,14 +11,11 @@ const ThreatRecordSchema = z.looseObject({
     .regex(/^[A-Za-z0-9._:-]{1,128}$/, { error: 'expected 1 to 128 letters, digits, ".", "_", ":" or "-"' })
     .optional(),
   indicator: z.string().min(1, { error: 'must not be empty' }).max(8192),
-  results: z.record(z.string(), z.unknown(), { error: 'expected the scan or correlation result (an object)' }),
+  results: resultsSchema,
   scanDate: z.custom<Date | string>((value) => timestampOf(value) !== undefined, {
     error: 'expected an ISO 8601 date-time with an offset or a valid Date',
   }),
-  ttl: z
-    .number({ error: 'expected the seconds to keep the record (a number)' })
-    .positive({ error: 'expected the seconds to keep the record, more than 0' })
-    .max(MAX_TTL_SECONDS, { error: `at most ${MAX_TTL_SECONDS} seconds (ten years)` }),
+  ttl: ttlSchema,
   expiresAt: z.undefined({ error: 'is set by the store, from scanDate and ttl' }).optional(),
 });
 

@@ -12,6 +12,7 @@ import { type FeedEmulator, startFeedEmulator } from '@threatlib/feed-emulator';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Receiver } from '../outgoing/receiver.test-suite.js';
+import { ThreatUpdateOptionsSchema } from './threat-update.js';
 
 /*
  * The automatic outgoing events of INTERFACE.md 6.2: with integrations.webhooks.outgoing configured, every threat the
@@ -144,6 +145,17 @@ describe('automatic outgoing events', () => {
       'delivered',
       'delivered',
     ]);
+  });
+
+  it('refuses a minConfidence given as a 0..1 score, saying what it would be on the 0..100 scale', async () => {
+    const threatlib = client({ automaticEvents: { highConfidenceThreat: { minConfidence: 0.8 } } });
+    await expect(threatlib.start()).rejects.toThrow(
+      /automaticEvents\.highConfidenceThreat\.minConfidence: minConfidence is 0\.\.100; got 0\.8 \(did you mean 80\?\)/,
+    );
+    expect(receiver.requests).toEqual([]);
+    expect(
+      ThreatUpdateOptionsSchema.safeParse({ minConfidence: 0.8 }).error?.issues.map((issue) => issue.message),
+    ).toEqual(['minConfidence is 0..100; got 0.8 (did you mean 80?)']);
   });
 
   it('sends nothing automatic below the threshold or when switched off', async () => {

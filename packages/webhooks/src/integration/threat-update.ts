@@ -5,7 +5,7 @@ import {
   severityForRiskScore,
   severityRank,
 } from '@threatlib/core';
-import type { IntegrationClient, IntegrationContext } from '@threatlib/core/integration';
+import { confidenceSchema, type IntegrationClient, type IntegrationContext } from '@threatlib/core/integration';
 import { z } from 'zod';
 import { THREAT_UPDATE_EVENT } from '../events/documented-events.js';
 import type { WebhookManager } from '../manager/webhook-manager.js';
@@ -15,7 +15,7 @@ export const ThreatUpdateOptionsSchema = z.strictObject({
   /** Run the built-in handler (default true); false leaves `threat-update` to handlers you register. */
   enabled: z.boolean().default(true),
   /** An alert is raised when the correlation's confidence is greater than this (0 to 100, default 80). */
-  minConfidence: z.number().min(0).max(100).default(80),
+  minConfidence: confidenceSchema('minConfidence').default(80),
   /** Title of the alerts raised (default `Threat update`). */
   title: z.string().min(1).max(500).default('Threat update'),
 });

@@ -5,11 +5,12 @@ import {
   recordIssues,
   type ThreatClient,
 } from '@threatlib/core';
-import type {
-  Integration,
-  IntegrationContext,
-  IntegrationFactory,
-  IntegrationHealth,
+import {
+  confidenceSchema,
+  type Integration,
+  type IntegrationContext,
+  type IntegrationFactory,
+  type IntegrationHealth,
 } from '@threatlib/core/integration';
 import { z } from 'zod';
 import { WebhookError } from '../errors/webhook-error.js';
@@ -58,7 +59,7 @@ export const WebhooksIntegrationOptionsSchema = z.strictObject({
       highConfidenceThreat: z
         .strictObject({
           enabled: z.boolean().default(true),
-          minConfidence: z.number().min(0).max(100).default(DEFAULT_HIGH_CONFIDENCE),
+          minConfidence: confidenceSchema('minConfidence').default(DEFAULT_HIGH_CONFIDENCE),
         })
         .prefault({}),
       /** `campaign-detected` for each campaign the client's tracker reports (see core's `campaigns` options). */

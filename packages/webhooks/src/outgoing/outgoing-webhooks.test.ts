@@ -56,6 +56,23 @@ const resolver =
 const THREAT = { indicator: '198.51.100.7', confidence: 92, sources: ['feed_otx', 'feed_abuse'] };
 
 describe('trigger', () => {
+  it('refuses high-confidence-threat data whose confidence is a 0..1 score, before anything is kept or sent', async () => {
+    const soc = await receiver();
+    const webhooks = manager({ allowPrivateNetworks: true });
+    webhooks.addOutgoing({ name: 'soc', url: soc.url(), events: ['high-confidence-threat'] });
+    await expect(webhooks.trigger('high-confidence-threat', { ...THREAT, confidence: 0.9 })).rejects.toThrow(
+      'the data of "high-confidence-threat": confidence is 0..100; got 0.9 (did you mean 90?)',
+    );
+    await expect(webhooks.trigger('high-confidence-threat', { ...THREAT, confidence: 150 })).rejects.toThrow(
+      'confidence is 0..100; got 150',
+    );
+    expect(webhooks.deliveries()).toEqual([]);
+    expect(soc.requests).toEqual([]);
+    // 1 is 1 %: sent.
+    const sent = await webhooks.trigger('high-confidence-threat', { ...THREAT, confidence: 1 });
+    expect(sent.map((result) => result.status)).toEqual(['delivered']);
+  });
+
   it('POSTs the Standard Webhooks payload to every subscribed endpoint, signed so that standardwebhooks verifies it', async () => {
     const soc = await receiver();
     const siem = await receiver();

@@ -1,6 +1,6 @@
 import { resolve as resolvePath } from 'node:path';
 import { type Alert, ConfigurationError, type Logger } from '@threatlib/core';
-import type { Clock } from '@threatlib/core/integration';
+import { type Clock, confidenceProblem } from '@threatlib/core/integration';
 import type { Agent } from 'undici';
 import { WebhookError } from '../errors/webhook-error.js';
 import { DOCUMENTED_OUTGOING_EVENTS, HIGH_CONFIDENCE_THREAT_EVENT } from '../events/documented-events.js';
@@ -180,8 +180,9 @@ export class OutgoingWebhooks {
    * An event that no endpoint lists and threatlib does not document is logged once per name, as a warning (a
    * misspelt event would otherwise send nothing without a word).
    *
-   * @throws {WebhookError} when the event name, the message id (not a header value) or the data (not JSON) cannot be
-   *   sent, the outbox is full, or the manager is stopping. Nothing is kept when it throws.
+   * @throws {WebhookError} when the event name, the message id (not a header value) or the data cannot be sent (not
+   *   JSON; for `high-confidence-threat`, a `confidence` that is not 0..100, such as a 0..1 score), the outbox is full,
+   *   or the manager is stopping. Nothing is kept when it throws.
    */
   async trigger(eventName: string, data: unknown, options: TriggerOptions = {}): Promise<DeliveryResult[]> {
     if (typeof eventName !== 'string' || eventName.length === 0 || eventName.length > 200) {
@@ -191,6 +192,8 @@ export class OutgoingWebhooks {
     if (idProblem !== undefined) {
       throw new WebhookError('deliver', `the messageId of "${eventName}" ${idProblem}; nothing was sent`);
     }
+    const dataIssue = documentedDataProblem(eventName, data);
+    if (dataIssue !== undefined) throw new WebhookError('deliver', `the data of "${eventName}": ${dataIssue}`);
     const targets = [...this.#endpoints.values()].filter((endpoint) => endpoint.events.has(eventName));
     if (targets.length === 0) {
       this.#warnUnlisted(eventName);
@@ -224,6 +227,8 @@ export class OutgoingWebhooks {
    */
   async sendAlert(alert: Alert, options: { minConfidence?: number } = {}): Promise<DeliveryResult[]> {
     const threshold = options.minConfidence ?? DEFAULT_HIGH_CONFIDENCE;
+    const thresholdIssue = confidenceProblem(threshold, 'minConfidence');
+    if (thresholdIssue !== undefined) throw new WebhookError('deliver', thresholdIssue);
     const results: DeliveryResult[] = [];
     for (const indicator of alert.indicators ?? []) {
       if (typeof indicator.confidence !== 'number' || indicator.confidence < threshold) continue;
@@ -686,4 +691,14 @@ export class OutgoingWebhooks {
   #outboxFailed(error: unknown): void {
     this.#runtime.logger.error({ err: error }, `the webhook outbox could not be written: ${(error as Error)?.message}`);
   }
+}
+
+/**
+ * What is wrong with the data of a documented event, or undefined: `high-confidence-threat` carries `{indicator,
+ * confidence, sources}`, its `confidence` on the 0..100 scale (a receiver reading 0.9 as 0.9 % would drop the threat).
+ */
+function documentedDataProblem(eventName: string, data: unknown): string | undefined {
+  if (eventName !== HIGH_CONFIDENCE_THREAT_EVENT || typeof data !== 'object' || data === null) return undefined;
+  const { confidence } = data as { confidence?: unknown };
+  return confidence === undefined ? undefined : confidenceProblem(confidence);
 }
