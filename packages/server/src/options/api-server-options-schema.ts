@@ -55,12 +55,20 @@ const AuthenticationSchema = z.discriminatedUnion(
   [
     z.strictObject({
       type: z.literal('bearer'),
-      tokens: z.array(z.string({ error: (issue) => `expected a token (a string), got ${kindOf(issue.input)}` }), {
-        error: (issue) =>
-          issue.input === undefined
-            ? 'required: the list of accepted tokens'
-            : `expected a list of tokens, got ${kindOf(issue.input)}`,
-      }),
+      tokens: z.array(
+        z.string({
+          error: (issue) =>
+            issue.input === undefined
+              ? 'expected a token string, got undefined (is its environment variable set?)'
+              : `expected a token (a string), got ${kindOf(issue.input)}`,
+        }),
+        {
+          error: (issue) =>
+            issue.input === undefined
+              ? 'required: the list of accepted tokens'
+              : `expected a list of tokens, got ${kindOf(issue.input)}`,
+        },
+      ),
     }),
     z.strictObject({ type: z.literal('none') }),
   ],

@@ -77,7 +77,10 @@ describe("APIServer's options are checked like the client's configuration", () =
 
   it('checks the shape of authentication without ever quoting a token', () => {
     expect(refusal({ authentication: { type: 'bearer', tokens: [undefined] } }).issues).toEqual([
-      { path: 'authentication.tokens[0]', message: 'expected a token (a string), got nothing' },
+      {
+        path: 'authentication.tokens[0]',
+        message: 'expected a token string, got undefined (is its environment variable set?)',
+      },
     ]);
     const numeric = refusal({ authentication: { type: 'bearer', tokens: [31_415_926_535] } });
     expect(numeric.message).toBe(
