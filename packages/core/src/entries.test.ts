@@ -45,6 +45,7 @@ const INTEGRATION_VALUES = [
   'formatText',
   'isRetryable',
   'isSecretField',
+  'loadOptionalPeers',
   'normaliseAlert',
   'octetCountingFrame',
   'otxFeed',
