@@ -12,7 +12,7 @@
 // batch), times each attempt out and retries it; the helper would batch, retry 429s and wait on its own, inside one
 // attempt and without our errors. One `_bulk` request per attempt is what the helper sends per flush, so the cost per
 // alert is the same.
-import { Client } from '@elastic/elasticsearch';
+import type { Client } from '@elastic/elasticsearch';
 import type { Alert, Case, EnrichedIndicator, IndicatorRecord } from '@threatlib/core';
 import { retryAfter } from '@threatlib/core/integration';
 import type { SiemHttpResponse } from '../../connector/siem-http.js';
@@ -29,6 +29,7 @@ import { type BulkItem, readBulkItems } from './bulk-answer.js';
 import { ecsAlertDocument } from './ecs-alert.js';
 import type { ElasticOptions, KibanaOptions, ResolvedElasticOptions } from './elastic-options.js';
 import { elasticsearchFailure, elasticsearchReason } from './elasticsearch-failure.js';
+import type { ElasticsearchSdk } from './elasticsearch-sdk.js';
 import { enrichmentSearch, readEnrichment } from './enrichment-search.js';
 import { kibanaCaseBody, kibanaReason } from './kibana-case.js';
 
@@ -52,12 +53,12 @@ export class ElasticPlatform implements SiemPlatform {
   readonly #client: Client;
   #indexReady = false;
 
-  constructor(settings: PlatformSettings<ElasticOptions>) {
+  constructor(settings: PlatformSettings<ElasticOptions>, elasticsearch: ElasticsearchSdk) {
     this.#settings = settings;
     this.#options = settings.options;
     const { credentials, tls, timeout, tokenScheme } = this.#options;
     const ca = tls.ca === undefined ? undefined : (Array.isArray(tls.ca) ? tls.ca : [tls.ca]).map(pemText);
-    this.#client = new Client({
+    this.#client = new elasticsearch.Client({
       node: settings.http.origin(),
       auth:
         'password' in credentials
