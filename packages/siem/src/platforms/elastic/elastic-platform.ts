@@ -16,6 +16,7 @@ import type { Client } from '@elastic/elasticsearch';
 import type { Alert, Case, EnrichedIndicator, IndicatorRecord } from '@threatlib/core';
 import { retryAfter } from '@threatlib/core/integration';
 import type { SiemHttpResponse } from '../../connector/siem-http.js';
+import { SiemUnreachableError } from '../../connector/siem-unreachable-error.js';
 import type {
   ConnectionReport,
   DeliveryReceipt,
@@ -204,7 +205,7 @@ export class ElasticPlatform implements SiemPlatform {
     }
     const version = await this.#version(call);
     if (!checks.elasticsearch.includes('security is off')) checks.privileges = await this.#privileges(call);
-    if (this.#options.kibana.enabled) checks.kibana = await this.#kibanaStatus(call, this.#options.kibana);
+    if (this.#options.kibana.enabled) checks.kibana = await this.#kibanaCheck(call, this.#options.kibana);
     return { platform: 'siem_c', ...(version === undefined ? {} : { version }), checks };
   }
 
@@ -306,6 +307,23 @@ export class ElasticPlatform implements SiemPlatform {
     } catch (error) {
       call.signal.throwIfAborted();
       return `not checked (${elasticsearchReason(responseBody(error), undefined).reason})`;
+    }
+  }
+
+  /**
+   * Kibana's status. Only `createCase` needs Kibana, so a Kibana that cannot be reached is reported (and logged as a
+   * warning) rather than failing a connection whose alerts and enrichment work: a stack without Kibana passes, and
+   * the report says how to stop checking it. Kibana refusing the credentials, or answering unavailable, still fails.
+   */
+  async #kibanaCheck(call: PlatformCall, kibana: KibanaOptions): Promise<string> {
+    try {
+      return await this.#kibanaStatus(call, kibana);
+    } catch (error) {
+      if (!SiemUnreachableError.isInstance(error)) throw error;
+      const reason = error.message.slice(error.message.indexOf(' unreachable: ') + ' unreachable: '.length);
+      const report = `unreachable at ${kibana.host ?? this.#options.host}:${kibana.port} (${reason}); createCase needs Kibana: set kibana.enabled: false if cases are not used`;
+      this.#settings.logger.warn({ platform: 'siem_c', operation: 'testConnection' }, `Kibana ${report}`);
+      return report;
     }
   }
 
