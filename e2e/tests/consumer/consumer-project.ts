@@ -47,7 +47,9 @@ export function run(
       { cwd: options.cwd, env: options.env ?? process.env, timeout: options.timeoutMs, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
-        resolve({ code, stdout, stderr, ms: Math.round(performance.now() - started) });
+        // A command that could not start (ENOENT: npm not installed) or was killed says so.
+        const why = error && code === null ? `\n${command}: ${error.message}` : '';
+        resolve({ code, stdout, stderr: `${stderr}${why}`, ms: Math.round(performance.now() - started) });
       },
     );
   });
