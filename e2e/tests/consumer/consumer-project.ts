@@ -145,7 +145,7 @@ export async function typecheck(dir: string, files: readonly string[], options: 
  * The environment of a command run in a consumer project: this one's, without NODE_PATH (pnpm points it at the
  * workspace's hoisted packages, where `require` would find every SDK whether the project installed it or not).
  */
-export function consumerEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
+function consumerEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
   const { NODE_PATH: _workspacePackages, ...rest } = process.env;
   return { ...rest, ...env };
 }
