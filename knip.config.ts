@@ -38,7 +38,8 @@ const config: KnipConfig = {
       ignoreDependencies: ['@threatlib/siem'],
     },
     e2e: {
-      entry: ['tests/**/fixtures/*.js'],
+      // The consumer check copies its scripts into the projects it installs, where they run.
+      entry: ['tests/**/fixtures/*.js', 'tests/consumer/scripts/*.ts'],
       project: ['tests/**/*.{ts,js}'],
     },
     bench: {

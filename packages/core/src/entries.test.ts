@@ -50,6 +50,7 @@ const INTEGRATION_VALUES = [
   'formatText',
   'isRetryable',
   'isSecretField',
+  'loadOptionalPeers',
   'normaliseAlert',
   'octetCountingFrame',
   'otxFeed',

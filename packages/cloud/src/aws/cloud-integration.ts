@@ -1,8 +1,7 @@
-import { GuardDutyClient } from '@aws-sdk/client-guardduty';
-import { S3Client } from '@aws-sdk/client-s3';
 import { type IndicatorType, type Logger, parseRecord, silentLogger, ValidationError } from '@threatlib/core';
 import { type Clock, systemClock } from '@threatlib/core/integration';
 import { CloudError } from '../errors/cloud-error.js';
+import { loadAwsSdk } from './aws-sdk.js';
 import {
   type CloudIntegrationOptions,
   CloudIntegrationOptionsSchema,
@@ -118,6 +117,7 @@ export class CloudIntegration {
         );
       }
     }
+    const sdk = loadAwsSdk(where);
     this.region = region;
     this.#logger = runtime.logger ?? silentLogger;
     this.#clock = runtime.clock ?? systemClock;
@@ -132,12 +132,15 @@ export class CloudIntegration {
       ? [credentials.secretAccessKey, ...(credentials.sessionToken ? [credentials.sessionToken] : [])]
       : [];
     this.guardDuty = new GuardDutyApi(
-      new GuardDutyClient({ ...common, ...(guardDutyEndpoint ? { endpoint: guardDutyEndpoint } : {}) }),
+      new sdk.guardDuty.GuardDutyClient({ ...common, ...(guardDutyEndpoint ? { endpoint: guardDutyEndpoint } : {}) }),
       { detectorId: this.#options.detectorId, secrets },
     );
-    this.s3 = new S3Api(new S3Client({ ...common, forcePathStyle, ...(s3Endpoint ? { endpoint: s3Endpoint } : {}) }), {
-      secrets,
-    });
+    this.s3 = new S3Api(
+      new sdk.s3.S3Client({ ...common, forcePathStyle, ...(s3Endpoint ? { endpoint: s3Endpoint } : {}) }),
+      {
+        secrets,
+      },
+    );
   }
 
   /** The last successful publication, if any. */

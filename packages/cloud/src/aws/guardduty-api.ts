@@ -1,15 +1,9 @@
-import {
-  CreateThreatIntelSetCommand,
-  GetThreatIntelSetCommand,
-  type GuardDutyClient,
-  paginateListDetectors,
-  paginateListThreatIntelSets,
-  UpdateThreatIntelSetCommand,
-} from '@aws-sdk/client-guardduty';
+import type { GuardDutyClient } from '@aws-sdk/client-guardduty';
 import { parseRecord } from '@threatlib/core';
 import { z } from 'zod';
 import { CloudError } from '../errors/cloud-error.js';
 import { awsCall } from './aws-call.js';
+import { type GuardDutySdk, loadGuardDutySdk } from './aws-sdk.js';
 
 /** The formats GuardDuty reads a threat-intel set in (its API's `ThreatIntelSetFormat`). */
 export const THREAT_INTEL_SET_FORMATS = ['TXT', 'STIX', 'OTX_CSV', 'ALIEN_VAULT', 'PROOF_POINT', 'FIRE_EYE'] as const;
@@ -84,6 +78,10 @@ export class GuardDutyApi {
   readonly client: GuardDutyClient;
   readonly #configuredDetector: string | undefined;
   readonly #secrets: readonly string[];
+  /**
+   * The SDK's commands, loaded with the first API made (the package is an optional peer dependency, loaded on use).
+   */
+  readonly #sdk: GuardDutySdk = loadGuardDutySdk();
   #detector: Promise<string> | undefined;
 
   constructor(client: GuardDutyClient, options: { detectorId?: string | undefined; secrets: readonly string[] }) {
@@ -112,7 +110,7 @@ export class GuardDutyApi {
   async listDetectors(): Promise<string[]> {
     return awsCall('guardduty', 'ListDetectors', this.#secrets, async () => {
       const ids: string[] = [];
-      for await (const page of paginateListDetectors({ client: this.client }, {}))
+      for await (const page of this.#sdk.paginateListDetectors({ client: this.client }, {}))
         ids.push(...(page.DetectorIds ?? []));
       return ids;
     });
@@ -136,7 +134,7 @@ export class GuardDutyApi {
     const detector = input.detectorId ?? (await this.detectorId());
     const output = await awsCall('guardduty', 'CreateThreatIntelSet', this.#secrets, () =>
       this.client.send(
-        new CreateThreatIntelSetCommand({
+        new this.#sdk.CreateThreatIntelSetCommand({
           DetectorId: detector,
           Name: input.name,
           Format: input.format,
@@ -169,7 +167,7 @@ export class GuardDutyApi {
     const detector = input.detectorId ?? (await this.detectorId());
     await awsCall('guardduty', 'UpdateThreatIntelSet', this.#secrets, () =>
       this.client.send(
-        new UpdateThreatIntelSetCommand({
+        new this.#sdk.UpdateThreatIntelSetCommand({
           DetectorId: detector,
           ThreatIntelSetId: input.threatIntelSetId,
           ...(input.name === undefined ? {} : { Name: input.name }),
@@ -185,7 +183,9 @@ export class GuardDutyApi {
   async getThreatIntelSet(threatIntelSetId: string, detectorId?: string): Promise<ThreatIntelSet> {
     const detector = detectorId ?? (await this.detectorId());
     const output = await awsCall('guardduty', 'GetThreatIntelSet', this.#secrets, () =>
-      this.client.send(new GetThreatIntelSetCommand({ DetectorId: detector, ThreatIntelSetId: threatIntelSetId })),
+      this.client.send(
+        new this.#sdk.GetThreatIntelSetCommand({ DetectorId: detector, ThreatIntelSetId: threatIntelSetId }),
+      ),
     );
     return {
       threatIntelSetId,
@@ -203,7 +203,10 @@ export class GuardDutyApi {
     const detector = detectorId ?? (await this.detectorId());
     return awsCall('guardduty', 'ListThreatIntelSets', this.#secrets, async () => {
       const ids: string[] = [];
-      for await (const page of paginateListThreatIntelSets({ client: this.client }, { DetectorId: detector })) {
+      for await (const page of this.#sdk.paginateListThreatIntelSets(
+        { client: this.client },
+        { DetectorId: detector },
+      )) {
         ids.push(...(page.ThreatIntelSetIds ?? []));
       }
       return ids;

@@ -1,11 +1,7 @@
-import {
-  PutObjectCommand,
-  type PutObjectCommandInput,
-  type PutObjectCommandOutput,
-  type S3Client,
-} from '@aws-sdk/client-s3';
+import type { PutObjectCommandInput, PutObjectCommandOutput, S3Client } from '@aws-sdk/client-s3';
 import { ValidationError } from '@threatlib/core';
 import { awsCall } from './aws-call.js';
+import { loadS3Sdk, type S3Sdk } from './aws-sdk.js';
 
 /** The documented object-store put, `{Bucket, Key, Body}`, with any other field of S3's `PutObject`. */
 export type ObjectPut = PutObjectCommandInput & { Bucket: string; Key: string; Body: PutObjectCommandInput['Body'] };
@@ -19,6 +15,10 @@ export class S3Api {
   /** The SDK client behind it (its region, endpoint and credentials are the integration's). */
   readonly client: S3Client;
   readonly #secrets: readonly string[];
+  /**
+   * The SDK's commands, loaded with the first API made (the package is an optional peer dependency, loaded on use).
+   */
+  readonly #sdk: S3Sdk = loadS3Sdk();
 
   constructor(client: S3Client, options: { secrets: readonly string[] }) {
     this.client = client;
@@ -42,6 +42,6 @@ export class S3Api {
       .map((field) => ({ path: field, message: 'required: a non-empty string' }));
     if (put?.Body === undefined || put.Body === null) issues.push({ path: 'Body', message: 'required: the content' });
     if (issues.length > 0) throw new ValidationError('object put', issues);
-    return awsCall('s3', 'PutObject', this.#secrets, () => this.client.send(new PutObjectCommand(put)));
+    return awsCall('s3', 'PutObject', this.#secrets, () => this.client.send(new this.#sdk.PutObjectCommand(put)));
   }
 }

@@ -1,4 +1,4 @@
-import { ClientSecretCredential, type TokenCredential } from '@azure/identity';
+import type { TokenCredential } from '@azure/identity';
 import {
   type Alert,
   type Correlation,
@@ -21,6 +21,7 @@ import {
 } from '@threatlib/core/integration';
 import { LRUCache } from 'lru-cache';
 import type { CloudError } from '../errors/cloud-error.js';
+import { type AzureSdk, loadAzureSdk } from './azure-sdk.js';
 import { LegacyIndicatorApi } from './legacy-indicator-api.js';
 import {
   type ResolvedSentinelIndicator,
@@ -125,6 +126,7 @@ export class CloudSiemIntegration implements Integration {
   readonly #clock: Clock;
   readonly #logger: Logger;
   readonly #secrets: string[] = [];
+  readonly #sdk: AzureSdk;
   readonly #credential: TokenCredential;
   readonly #scheduler: FeedScheduler;
   readonly #rest: SentinelRest;
@@ -152,6 +154,10 @@ export class CloudSiemIntegration implements Integration {
     this.api = resolved.api;
     this.#clock = runtime.clock ?? systemClock;
     this.#logger = runtime.logger ?? silentLogger;
+    this.#sdk = loadAzureSdk(
+      { clientSecret: !isTokenCredential(resolved.credentials), legacyApi: resolved.api === 'legacy' },
+      where,
+    );
     this.#credential = this.#credentialOf(resolved.credentials, at);
     const scope = `${resolved.audience.replace(/\/+$/, '')}/.default`;
     this.#scheduler = new FeedScheduler({
@@ -159,7 +165,12 @@ export class CloudSiemIntegration implements Integration {
       clock: this.#clock,
       quotaFor: (lane) => (lane === UPLOAD_LANE ? { requestsPerMinute: resolved.requestsPerMinute } : {}),
     });
-    this.#rest = new SentinelRest({ credential: this.#credential, scope, timeout: resolved.timeout });
+    this.#rest = new SentinelRest({
+      credential: this.#credential,
+      scope,
+      timeout: resolved.timeout,
+      sdk: this.#sdk.pipeline,
+    });
     this.#upload = new StixUploadApi({
       rest: this.#rest,
       scheduler: this.#scheduler,
@@ -365,7 +376,11 @@ export class CloudSiemIntegration implements Integration {
   }
 
   #legacyApi(): LegacyIndicatorApi {
+    const arm = this.#sdk.arm;
+    // loadAzureSdk loads it whenever api is 'legacy', the only way here.
+    if (!arm) throw new Error('@azure/arm-securityinsight is needed for the legacy API and was not loaded');
     this.#legacy ??= new LegacyIndicatorApi({
+      sdk: arm,
       credential: this.#credential,
       subscriptionId: this.#options.subscriptionId,
       resourceGroupName: this.#options.resourceGroupName,
@@ -407,14 +422,17 @@ export class CloudSiemIntegration implements Integration {
   }
 
   #credentialOf(credentials: ResolvedCloudSiemOptions['credentials'], at: (name: string) => string): TokenCredential {
-    if (typeof (credentials as TokenCredential).getToken === 'function') return credentials as TokenCredential;
+    if (isTokenCredential(credentials)) return credentials;
     const { tenantId, clientId, clientSecret, authorityHost } = credentials as Exclude<
       ResolvedCloudSiemOptions['credentials'],
       TokenCredential
     >;
     if (authorityHost !== undefined) this.#runtime.checkEndpoint?.(authorityHost, at('credentials.authorityHost'));
     this.#secrets.push(clientSecret);
-    return new ClientSecretCredential(tenantId, clientId, clientSecret, {
+    const identity = this.#sdk.identity;
+    // loadAzureSdk loads it whenever the credentials are a client secret, the only way here.
+    if (!identity) throw new Error('@azure/identity is needed for a client secret and was not loaded');
+    return new identity.ClientSecretCredential(tenantId, clientId, clientSecret, {
       ...(authorityHost === undefined
         ? {}
         : // A configured authority (a sovereign or private cloud's) is used as it is, not looked up in the public
@@ -422,4 +440,9 @@ export class CloudSiemIntegration implements Integration {
           { authorityHost, disableInstanceDiscovery: true }),
     });
   }
+}
+
+/** Whether `credentials` are a credential object (anything with `getToken`) rather than a client secret's options. */
+function isTokenCredential(credentials: ResolvedCloudSiemOptions['credentials']): credentials is TokenCredential {
+  return typeof (credentials as TokenCredential).getToken === 'function';
 }

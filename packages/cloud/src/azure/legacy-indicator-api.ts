@@ -9,10 +9,11 @@
 // - ARM throttling (429 with Retry-After):
 //   https://learn.microsoft.com/en-us/azure/azure-resource-manager/management/request-limits-and-throttling
 import type { Agent } from 'node:https';
-import { SecurityInsights } from '@azure/arm-securityinsight';
+import type { SecurityInsights } from '@azure/arm-securityinsight';
 import type { TokenCredential } from '@azure/identity';
 import type { Logger } from '@threatlib/core';
 import type { Clock, FeedScheduler } from '@threatlib/core/integration';
+import type { AzureSdk } from './azure-sdk.js';
 import { thrownFailure } from './sentinel-failure.js';
 import { type StixIndicatorObject, toLegacyIndicator } from './sentinel-indicator.js';
 import { LEGACY_API_VERSION } from './sentinel-options.js';
@@ -36,6 +37,8 @@ export interface LegacyIndicatorSettings {
   source: string;
   maxThrottleRetries: number;
   secrets: readonly string[];
+  /** `@azure/arm-securityinsight`, loaded for `api: 'legacy'`. */
+  sdk: NonNullable<AzureSdk['arm']>;
 }
 
 interface RestErrorLike {
@@ -50,7 +53,7 @@ export class LegacyIndicatorApi {
 
   constructor(settings: LegacyIndicatorSettings) {
     this.#s = settings;
-    this.#sdk = new SecurityInsights(settings.credential, settings.subscriptionId, {
+    this.#sdk = new settings.sdk.SecurityInsights(settings.credential, settings.subscriptionId, {
       endpoint: settings.endpoint,
       credentialScopes: [settings.scope],
       apiVersion: LEGACY_API_VERSION,

@@ -5,16 +5,9 @@
 //   createDefaultHttpClient, createPipelineRequest ({url, method, headers, body, timeout, abortSignal}):
 //   https://learn.microsoft.com/en-us/javascript/api/@azure/core-rest-pipeline
 import { Agent } from 'node:https';
-import {
-  bearerTokenAuthenticationPolicy,
-  createDefaultHttpClient,
-  createHttpHeaders,
-  createPipelineFromOptions,
-  createPipelineRequest,
-  type HttpClient,
-  type Pipeline,
-} from '@azure/core-rest-pipeline';
+import type { HttpClient, Pipeline } from '@azure/core-rest-pipeline';
 import type { TokenCredential } from '@azure/identity';
+import type { AzureSdk } from './azure-sdk.js';
 
 /** An answer, whatever its status. */
 export interface RestAnswer {
@@ -27,20 +20,24 @@ export interface RestAnswer {
 /** Sends authenticated JSON requests; the caller reads the status. */
 export class SentinelRest {
   readonly agent = new Agent({ keepAlive: true });
+  readonly #sdk: AzureSdk['pipeline'];
   readonly #pipeline: Pipeline;
-  readonly #client: HttpClient = createDefaultHttpClient();
+  readonly #client: HttpClient;
   readonly #timeout: number;
 
-  constructor(options: { credential: TokenCredential; scope: string; timeout: number }) {
+  constructor(options: { credential: TokenCredential; scope: string; timeout: number; sdk: AzureSdk['pipeline'] }) {
+    const sdk = options.sdk;
+    this.#sdk = sdk;
+    this.#client = sdk.createDefaultHttpClient();
     this.#timeout = options.timeout;
     // Azure's retries off: a 429 is waited out by the integration's scheduler, on its clock.
-    this.#pipeline = createPipelineFromOptions({
+    this.#pipeline = sdk.createPipelineFromOptions({
       retryOptions: { maxRetries: 0 },
       agent: this.agent,
       userAgentOptions: { userAgentPrefix: 'threatlib-cloud' },
     });
     this.#pipeline.addPolicy(
-      bearerTokenAuthenticationPolicy({ credential: options.credential, scopes: options.scope }),
+      sdk.bearerTokenAuthenticationPolicy({ credential: options.credential, scopes: options.scope }),
     );
   }
 
@@ -49,10 +46,10 @@ export class SentinelRest {
    * credential's error, with Entra ID's reason).
    */
   async send(method: 'GET' | 'POST', url: string, body?: unknown, signal?: AbortSignal): Promise<RestAnswer> {
-    const request = createPipelineRequest({
+    const request = this.#sdk.createPipelineRequest({
       url,
       method,
-      headers: createHttpHeaders({
+      headers: this.#sdk.createHttpHeaders({
         accept: 'application/json',
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       }),

@@ -65,6 +65,7 @@ export {
   type IntegrationPackage,
   type PackagedIntegrationKey,
 } from '../integrations/integration-packages.js';
+export { loadOptionalPeers, type OptionalPeerRequest } from '../integrations/optional-peer.js';
 export { withCategory } from '../logging/categories.js';
 export { formatText } from '../logging/formats.js';
 export { isSecretField, REDACTED, redactSecrets, redactText } from '../logging/redaction.js';

@@ -15,6 +15,7 @@ import { createQueueMessage, type MessageHandler, type QueueMessage } from '../m
 import type { ResolvedKafkaOptions } from '../options/processor-options.js';
 import { afterFailure } from '../retry/retry-policy.js';
 import { type PendingRecord, ProduceBatcher } from './produce-batcher.js';
+import { correctRequestQueueScheduling } from './request-queue-schedule.js';
 
 const { Kafka, logLevel, Partitioners } = kafkajs;
 
@@ -60,6 +61,8 @@ export class KafkaBackend implements QueueBackend {
     this.#options = options;
     this.#logger = logger;
     this.#clock = clock;
+    // kafkajs 2.2.4 makes negative timers while idle (TimeoutNegativeWarning on Node.js 24): see the file.
+    correctRequestQueueScheduling();
     this.#kafka = new Kafka({
       clientId: options.clientId,
       brokers: options.brokers,

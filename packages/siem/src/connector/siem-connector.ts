@@ -115,7 +115,10 @@ export class SIEMConnector {
   readonly retries: number;
   /** `host:port`. */
   readonly address: string;
-  readonly #definition: PlatformDefinition;
+  // biome-ignore lint/suspicious/noExplicitAny: each platform has its own SDK; the definition loads it and takes it back.
+  readonly #definition: PlatformDefinition<any, any>;
+  /** What the definition's `loadSdk` loaded for these options (the vendor's SDK), for `create`. */
+  readonly #sdk: unknown;
   readonly #options: ResolvedCommonOptions & Record<string, unknown>;
   readonly #scrubber: SecretScrubber;
   readonly #logger: Logger;
@@ -158,12 +161,15 @@ export class SIEMConnector {
         enforceHttps,
       },
     );
+    // Last, once the options are known to be right: the vendor SDK these options need, if any.
+    const sdk = definition.loadSdk?.(resolved, (option) => (where ? `${where}.${option}` : option));
     this.platform = id;
     this.vendor = definition.vendor;
     this.timeout = resolved.timeout;
     this.retries = resolved.retries;
     this.address = `${resolved.host}:${resolved.port}`;
     this.#definition = definition;
+    this.#sdk = sdk;
     this.#options = resolved;
     const credentials = resolved.credentials;
     this.#scrubber = new SecretScrubber([
@@ -333,13 +339,16 @@ export class SIEMConnector {
   #ensurePlatform(): SiemPlatform {
     if (!this.#platform) {
       this.#http = new SiemHttp(this.#options);
-      this.#platform = this.#definition.create({
-        options: this.#options,
-        http: this.#http,
-        secrets: this.#scrubber.secrets,
-        logger: this.#logger,
-        clock: this.#clock,
-      });
+      this.#platform = this.#definition.create(
+        {
+          options: this.#options,
+          http: this.#http,
+          secrets: this.#scrubber.secrets,
+          logger: this.#logger,
+          clock: this.#clock,
+        },
+        this.#sdk,
+      );
     }
     return this.#platform;
   }

@@ -131,7 +131,7 @@ export interface PlatformSettings<Options> {
  * };
  * ```
  */
-export interface PlatformDefinition<Shape extends z.core.$ZodLooseShape = z.core.$ZodLooseShape> {
+export interface PlatformDefinition<Shape extends z.core.$ZodLooseShape = z.core.$ZodLooseShape, Sdk = undefined> {
   readonly id: PlatformId;
   /** The product's name, for messages (`Splunk`). */
   readonly vendor: string;
@@ -149,5 +149,12 @@ export interface PlatformDefinition<Shape extends z.core.$ZodLooseShape = z.core
   readonly caseOptions?: readonly (keyof CaseOptions)[];
   /** Secrets among the platform's own options (the connector already knows `credentials`). */
   secretsOf?(options: z.output<z.ZodObject<Shape>>): ReadonlyArray<string | undefined>;
-  create(settings: PlatformSettings<z.output<z.ZodObject<Shape>>>): SiemPlatform;
+  /**
+   * Loads the vendor SDKs these options need (optional peer dependencies of `@threatlib/siem`, with
+   * `loadOptionalPeers`), when the connector is constructed: importing the package loads none, and a missing one is
+   * a `ConfigurationError` naming what to install. `at(option)` is the option's path in the caller's configuration.
+   * What it returns is handed to `create`.
+   */
+  loadSdk?(options: ResolvedCommonOptions & z.output<z.ZodObject<Shape>>, at: (option: string) => string): Sdk;
+  create(settings: PlatformSettings<z.output<z.ZodObject<Shape>>>, sdk: Sdk): SiemPlatform;
 }

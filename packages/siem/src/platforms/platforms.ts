@@ -11,7 +11,7 @@ import { splunk } from './splunk/splunk.js';
  * here; an identifier missing from this table is refused by the connector with a clear message.
  */
 // biome-ignore lint/suspicious/noExplicitAny: each definition has its own options shape; the connector validates with it.
-export const PLATFORMS: Readonly<Partial<Record<PlatformId, PlatformDefinition<any>>>> = {
+export const PLATFORMS: Readonly<Partial<Record<PlatformId, PlatformDefinition<any, any>>>> = {
   siem_a: splunk,
   siem_b: qradar,
   siem_c: elastic,

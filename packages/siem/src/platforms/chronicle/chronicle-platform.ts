@@ -26,7 +26,7 @@ import type {
   PlatformSettings,
   SiemPlatform,
 } from '../platform.js';
-import { ChronicleAuth } from './chronicle-auth.js';
+import { ChronicleAuth, type GoogleAuthSdk } from './chronicle-auth.js';
 import type { ChronicleCredential } from './chronicle-credentials.js';
 import type { ChronicleOptions } from './chronicle-options.js';
 import { readGoogleFailure, retryAfterMs, snippet } from './google-answers.js';
@@ -51,9 +51,13 @@ export class ChroniclePlatform implements SiemPlatform {
   readonly #instance: string;
   readonly #product: UdmProduct;
 
-  constructor(settings: PlatformSettings<ChronicleOptions>, credential: ChronicleCredential) {
+  constructor(
+    settings: PlatformSettings<ChronicleOptions>,
+    credential: ChronicleCredential,
+    google: GoogleAuthSdk | undefined,
+  ) {
     this.#settings = settings;
-    this.#auth = new ChronicleAuth(credential, settings);
+    this.#auth = new ChronicleAuth(credential, settings, google);
     const { project, location, instance, vendorName, productName } = settings.options;
     this.#instance = `projects/${encodeURIComponent(project)}/locations/${encodeURIComponent(location)}/instances/${encodeURIComponent(instance)}`;
     this.#product = { vendorName, productName, productVersion: threatlibIdentity().version };

@@ -1,4 +1,4 @@
-import { ConfigurationError, InsecureEndpointError } from '@threatlib/core';
+import { ConfigurationError, InsecureEndpointError, silentLogger } from '@threatlib/core';
 import type { Clock } from '@threatlib/core/integration';
 import { KIBANA_DEFAULTS, type RunningSiemEmulator, startSiemEmulator } from '@threatlib/siem-emulator';
 import { afterEach, expect, it } from 'vitest';
@@ -365,16 +365,30 @@ describeWithElasticsearch('siem_c refusals and failures', () => {
     );
   });
 
-  it('Kibana refusing the credentials, or down, fails testConnection saying which', async () => {
+  it('Kibana refusing the credentials fails testConnection, saying it was Kibana', async () => {
     await kibana({ kibana: { users: { someone: 'else' } } });
     const refused = await failure(connector().testConnection());
     expect(SiemAuthenticationError.isInstance(refused)).toBe(true);
     expect(refused.message).toBe(
       'authentication failed: Kibana GET /api/status: [security_exception\n\tRoot causes:\n\t\tsecurity_exception: unable to authenticate user [threatlib] for REST request [/_security/_authenticate]]: unable to authenticate user [threatlib] for REST request [/_security/_authenticate]',
     );
+  });
+
+  it('a stack without Kibana passes testConnection: Kibana is reported unreachable, with the option that stops checking it', async () => {
     const port = await closedPort();
-    const down = await failure(connector({ kibana: { port } }).testConnection());
-    expect(down.message).toBe(`Elastic at 127.0.0.1:${port} unreachable: connection refused (ECONNREFUSED)`);
+    const warnings: string[] = [];
+    const logger = {
+      ...silentLogger,
+      warn: (_fields: unknown, message?: string) => void warnings.push(String(message)),
+    };
+    const report = await connector({ kibana: { port } }, { logger }).testConnection();
+    const unreachable = `unreachable at 127.0.0.1:${port} (connection refused (ECONNREFUSED)); createCase needs Kibana: set kibana.enabled: false if cases are not used`;
+    expect(report.checks).toEqual({
+      elasticsearch: expect.stringMatching(/^authenticated as threatlib /),
+      privileges: expect.any(String),
+      kibana: unreachable,
+    });
+    expect(warnings).toEqual([`Kibana ${unreachable}`]);
   });
 
   it('an unavailable Kibana is a retryable failure; a degraded one is reported', async () => {

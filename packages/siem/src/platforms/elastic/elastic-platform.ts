@@ -12,10 +12,11 @@
 // batch), times each attempt out and retries it; the helper would batch, retry 429s and wait on its own, inside one
 // attempt and without our errors. One `_bulk` request per attempt is what the helper sends per flush, so the cost per
 // alert is the same.
-import { Client } from '@elastic/elasticsearch';
+import type { Client } from '@elastic/elasticsearch';
 import type { Alert, Case, EnrichedIndicator, IndicatorRecord } from '@threatlib/core';
 import { retryAfter } from '@threatlib/core/integration';
 import type { SiemHttpResponse } from '../../connector/siem-http.js';
+import { SiemUnreachableError } from '../../connector/siem-unreachable-error.js';
 import type {
   ConnectionReport,
   DeliveryReceipt,
@@ -29,6 +30,7 @@ import { type BulkItem, readBulkItems } from './bulk-answer.js';
 import { ecsAlertDocument } from './ecs-alert.js';
 import type { ElasticOptions, KibanaOptions, ResolvedElasticOptions } from './elastic-options.js';
 import { elasticsearchFailure, elasticsearchReason } from './elasticsearch-failure.js';
+import type { ElasticsearchSdk } from './elasticsearch-sdk.js';
 import { enrichmentSearch, readEnrichment } from './enrichment-search.js';
 import { kibanaCaseBody, kibanaReason } from './kibana-case.js';
 
@@ -52,12 +54,12 @@ export class ElasticPlatform implements SiemPlatform {
   readonly #client: Client;
   #indexReady = false;
 
-  constructor(settings: PlatformSettings<ElasticOptions>) {
+  constructor(settings: PlatformSettings<ElasticOptions>, elasticsearch: ElasticsearchSdk) {
     this.#settings = settings;
     this.#options = settings.options;
     const { credentials, tls, timeout, tokenScheme } = this.#options;
     const ca = tls.ca === undefined ? undefined : (Array.isArray(tls.ca) ? tls.ca : [tls.ca]).map(pemText);
-    this.#client = new Client({
+    this.#client = new elasticsearch.Client({
       node: settings.http.origin(),
       auth:
         'password' in credentials
@@ -203,7 +205,7 @@ export class ElasticPlatform implements SiemPlatform {
     }
     const version = await this.#version(call);
     if (!checks.elasticsearch.includes('security is off')) checks.privileges = await this.#privileges(call);
-    if (this.#options.kibana.enabled) checks.kibana = await this.#kibanaStatus(call, this.#options.kibana);
+    if (this.#options.kibana.enabled) checks.kibana = await this.#kibanaCheck(call, this.#options.kibana);
     return { platform: 'siem_c', ...(version === undefined ? {} : { version }), checks };
   }
 
@@ -305,6 +307,23 @@ export class ElasticPlatform implements SiemPlatform {
     } catch (error) {
       call.signal.throwIfAborted();
       return `not checked (${elasticsearchReason(responseBody(error), undefined).reason})`;
+    }
+  }
+
+  /**
+   * Kibana's status. Only `createCase` needs Kibana, so a Kibana that cannot be reached is reported (and logged as a
+   * warning) rather than failing a connection whose alerts and enrichment work: a stack without Kibana passes, and
+   * the report says how to stop checking it. Kibana refusing the credentials, or answering unavailable, still fails.
+   */
+  async #kibanaCheck(call: PlatformCall, kibana: KibanaOptions): Promise<string> {
+    try {
+      return await this.#kibanaStatus(call, kibana);
+    } catch (error) {
+      if (!SiemUnreachableError.isInstance(error)) throw error;
+      const reason = error.message.slice(error.message.indexOf(' unreachable: ') + ' unreachable: '.length);
+      const report = `unreachable at ${kibana.host ?? this.#options.host}:${kibana.port} (${reason}); createCase needs Kibana: set kibana.enabled: false if cases are not used`;
+      this.#settings.logger.warn({ platform: 'siem_c', operation: 'testConnection' }, `Kibana ${report}`);
+      return report;
     }
   }
 

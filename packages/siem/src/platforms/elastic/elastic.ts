@@ -1,6 +1,7 @@
 import type { PlatformDefinition } from '../platform.js';
 import { ELASTIC_OPTIONS, ELASTICSEARCH_PORT } from './elastic-options.js';
 import { ElasticPlatform } from './elastic-platform.js';
+import { type ElasticsearchSdk, loadElasticsearchSdk } from './elasticsearch-sdk.js';
 
 /**
  * `siem_c`, Elastic Security: alerts as ECS documents through Elasticsearch's `_bulk` API, enrichment by one search
@@ -17,11 +18,12 @@ import { ElasticPlatform } from './elastic-platform.js';
  * });
  * ```
  */
-export const elastic: PlatformDefinition<typeof ELASTIC_OPTIONS> = {
+export const elastic: PlatformDefinition<typeof ELASTIC_OPTIONS, ElasticsearchSdk> = {
   id: 'siem_c',
   vendor: 'Elastic',
   status: 'production',
   defaultPort: ELASTICSEARCH_PORT,
   optionsShape: ELASTIC_OPTIONS,
-  create: (settings) => new ElasticPlatform(settings),
+  loadSdk: (_options, at) => loadElasticsearchSdk(at),
+  create: (settings, elasticsearch) => new ElasticPlatform(settings, elasticsearch),
 };

@@ -6,12 +6,8 @@
 // - Access tokens are bearer tokens for one audience (`aud`), with `exp` in epoch seconds:
 //   https://learn.microsoft.com/en-us/entra/identity-platform/access-token-claims-reference
 import type { Agent } from 'node:https';
-import {
-  type AccessToken,
-  ClientSecretCredential,
-  type ClientSecretCredentialOptions,
-  type TokenCredential,
-} from '@azure/identity';
+import type * as Identity from '@azure/identity';
+import type { AccessToken, ClientSecretCredentialOptions, TokenCredential } from '@azure/identity';
 import type { SiemCredentials } from '../../connector/connector-options.js';
 
 type PipelinePolicy = NonNullable<ClientSecretCredentialOptions['additionalPolicies']>[number]['policy'];
@@ -28,22 +24,26 @@ type PipelinePolicy = NonNullable<ClientSecretCredentialOptions['additionalPolic
  */
 export function sentinelCredential(
   credentials: SiemCredentials,
+  /** `@azure/identity`, loaded when `credentials` are a client secret (a given token needs none). */
+  identity: typeof Identity | undefined,
   settings: { tenantId: string | undefined; authorityHost: string; agent: Agent; secrets: Set<string> },
 ): TokenCredential {
   const watch = new TransportWatch();
-  const make = (): TokenCredential =>
-    'password' in credentials
-      ? new ClientSecretCredential(settings.tenantId ?? '', credentials.username, credentials.password, {
-          authorityHost: settings.authorityHost,
-          // The authority is the one configured (a sovereign cloud's, a private one): MSAL is not to look it up
-          // in the public cloud's instance metadata first.
-          disableInstanceDiscovery: true,
-          agent: settings.agent,
-          // One attempt per call: the connector retries.
-          retryOptions: { maxRetries: 0 },
-          additionalPolicies: [{ policy: watch.policy, position: 'perRetry' }],
-        })
-      : staticToken(credentials.token);
+  const make = (): TokenCredential => {
+    if (!('password' in credentials)) return staticToken(credentials.token);
+    // loadSentinelSdk loads @azure/identity whenever the credentials are a client secret.
+    if (!identity) throw new Error('@azure/identity is needed for a client secret and was not loaded');
+    return new identity.ClientSecretCredential(settings.tenantId ?? '', credentials.username, credentials.password, {
+      authorityHost: settings.authorityHost,
+      // The authority is the one configured (a sovereign cloud's, a private one): MSAL is not to look it up
+      // in the public cloud's instance metadata first.
+      disableInstanceDiscovery: true,
+      agent: settings.agent,
+      // One attempt per call: the connector retries.
+      retryOptions: { maxRetries: 0 },
+      additionalPolicies: [{ policy: watch.policy, position: 'perRetry' }],
+    });
+  };
   let inner = make();
   return {
     async getToken(scopes, options) {

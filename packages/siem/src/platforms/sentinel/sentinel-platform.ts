@@ -12,10 +12,10 @@
 //   connector retries): https://learn.microsoft.com/en-us/javascript/api/@azure/core-rest-pipeline/pipelineoptions
 import { randomUUID } from 'node:crypto';
 import { Agent } from 'node:https';
-import { SecurityInsights } from '@azure/arm-securityinsight';
+import type { SecurityInsights } from '@azure/arm-securityinsight';
 import type { TokenCredential } from '@azure/identity';
-import { LogsIngestionClient } from '@azure/monitor-ingestion';
-import { LogsQueryClient } from '@azure/monitor-query-logs';
+import type { LogsIngestionClient } from '@azure/monitor-ingestion';
+import type { LogsQueryClient } from '@azure/monitor-query-logs';
 import {
   type Alert,
   type Case,
@@ -39,6 +39,7 @@ import { sentinelFailure } from './sentinel-failures.js';
 import { enrichmentQuery } from './sentinel-kql.js';
 import { INCIDENTS_API_VERSION, type SentinelOptions } from './sentinel-options.js';
 import { alertRow, incidentOf } from './sentinel-records.js';
+import type { SentinelSdk } from './sentinel-sdk.js';
 
 type Options = ResolvedCommonOptions & SentinelOptions;
 
@@ -65,7 +66,7 @@ export class SentinelPlatform implements SiemPlatform {
   /** The incident id of each case, kept across the attempts of one `createCase`: a retried PUT updates, not adds. */
   readonly #caseIds = new WeakMap<Case, string>();
 
-  constructor(settings: PlatformSettings<SentinelOptions>) {
+  constructor(settings: PlatformSettings<SentinelOptions>, sdk: SentinelSdk) {
     this.#settings = settings;
     const options = settings.options;
     this.#options = options;
@@ -77,26 +78,26 @@ export class SentinelPlatform implements SiemPlatform {
       ...(servername === undefined ? {} : { servername }),
     });
     this.#audiences = audiencesFor(options.authorityHost);
-    this.#credential = sentinelCredential(options.credentials, {
+    this.#credential = sentinelCredential(options.credentials, sdk.identity, {
       tenantId: options.tenantId,
       authorityHost: options.authorityHost,
       agent: this.#agent,
       secrets: settings.secrets,
     });
     const pipeline = { agent: this.#agent, retryOptions: { maxRetries: 0 } };
-    this.#ingestion = new LogsIngestionClient(settings.http.origin(), this.#credential, {
+    this.#ingestion = new sdk.ingestion.LogsIngestionClient(settings.http.origin(), this.#credential, {
       ...pipeline,
       audience: this.#audiences.ingestion,
     });
-    this.#query = new LogsQueryClient(this.#credential, {
+    this.#query = new sdk.query.LogsQueryClient(this.#credential, {
       ...pipeline,
       endpoint: `${options.logAnalyticsEndpoint}/v1`,
       credentials: { scopes: [scopeOf(this.#audiences.query)] },
     });
     this.#arm =
-      options.subscriptionId === undefined
+      options.subscriptionId === undefined || sdk.arm === undefined
         ? undefined
-        : new SecurityInsights(this.#credential, options.subscriptionId, {
+        : new sdk.arm.SecurityInsights(this.#credential, options.subscriptionId, {
             ...pipeline,
             endpoint: options.armEndpoint,
             credentialScopes: [scopeOf(this.#audiences.arm)],
