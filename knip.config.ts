@@ -18,8 +18,8 @@ const config: KnipConfig = {
       project: ['src/**/*.ts'],
     },
     'packages/core': {
-      // The subpaths of the exports map (./metrics, ./integration, ./testing), and the README's examples.
-      entry: [...packageEntries, 'src/{metrics,integration,testing}/index.ts', 'examples/**/*.{ts,js}'],
+      // The subpaths of the exports map (./metrics, ./misp, ./integration, ./testing), and the README's examples.
+      entry: [...packageEntries, 'src/{metrics,misp-feed,integration,testing}/index.ts', 'examples/**/*.{ts,js}'],
       project: ['src/**/*.ts', 'bin/**/*.js', 'examples/**/*.{ts,js}'],
       // Loaded with createRequire only when e-mail monitoring alerts are configured (an optional peer dependency),
       // which knip cannot see as an import.

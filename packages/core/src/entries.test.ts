@@ -2,6 +2,7 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import type * as MainTypes from './index.js';
 import * as main from './index.js';
 import * as integration from './integration/index.js';
+import * as misp from './misp-feed/index.js';
 import * as testing from './testing/index.js';
 
 /**
@@ -114,6 +115,18 @@ describe("core's entries", () => {
   it('@threatlib/core/integration has the contract helpers an integration package uses', () => {
     expect(Object.keys(integration)).toEqual(expect.arrayContaining(INTEGRATION_VALUES));
     expect(Object.entries(integration).filter(([, value]) => value === undefined)).toEqual([]);
+  });
+
+  it('@threatlib/core/misp has the MISP feed reader and writers, and nothing else', () => {
+    expect(Object.keys(misp).sort()).toEqual([
+      'THREATLIB_MISP_NAMESPACE',
+      'THREATLIB_MISP_ORG',
+      'exportMispFeed',
+      'loadMispFeedList',
+      'toMispFeed',
+    ]);
+    // Nothing of it is in the main entry, which must not pull in the file system for browsers.
+    expect(Object.keys(main).filter((name) => name in misp)).toEqual([]);
   });
 
   it('@threatlib/core/testing has the compliance suites and the hand-moved clock tests share', async () => {

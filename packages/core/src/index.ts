@@ -25,6 +25,7 @@ export { CacheError } from './cache/cache-error.js';
 export type { CampaignDetectedEvent, CampaignLinkKind, CampaignObservation } from './campaigns/campaign.js';
 export { CampaignTracker, type CampaignTrackerOptions } from './campaigns/campaign-tracker.js';
 export type { AlertDeliveryCounts, ClientAlerts } from './client/alerting.js';
+export type { ListStatus } from './client/list-status.js';
 export {
   type ClientState,
   type CorrelationResult,

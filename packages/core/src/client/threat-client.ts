@@ -59,6 +59,7 @@ import { type VaultOptions, vaultClientConfig, vaultSettings } from '../vault/va
 import { ClientAlerting, type ClientAlerts } from './alerting.js';
 import type { CorrelationResult } from './correlation-result.js';
 import { ClientIntegrations } from './integrations.js';
+import { type ListStatus, listStatus } from './list-status.js';
 
 export type { CorrelationResult } from './correlation-result.js';
 
@@ -114,7 +115,7 @@ export interface IntegrationHealthReport extends IntegrationHealth {
 }
 
 /** Tags threatlib puts on an answer to say what kind of source gave it, not what the indicator is. */
-const SOURCE_KIND_TAGS: ReadonlySet<string> = new Set(['local-list', 'warninglist']);
+const SOURCE_KIND_TAGS: ReadonlySet<string> = new Set(['local-list', 'warninglist', 'misp-feed']);
 
 /**
  * The threatlib client: holds the validated configuration, the event bus, the integrations and the shared HTTP
@@ -250,6 +251,9 @@ export class ThreatClient {
     for (const [feed, entry] of Object.entries(this.config.apiKeys)) {
       if (typeof entry === 'object' && entry.endpoint)
         checkEndpoint(entry.endpoint, `apiKeys.${feed}.endpoint`, this.config.security);
+    }
+    for (const [i, list] of this.config.lists.entries()) {
+      if (list.misp?.url !== undefined) checkEndpoint(list.misp.url, `lists[${i}].misp.url`, this.config.security);
     }
     this.#alerter = createMonitoringAlerter(this.config, {
       clock: this.#clock,
@@ -771,6 +775,17 @@ export class ThreatClient {
     }
   }
 
+  /**
+   * Where each configured list stands (loading the lists first, as a lookup would): a list file's entries and the
+   * lines it skipped; a MISP feed's events, entries, last read, last failure, and the events and attributes it
+   * skipped, counted by reason.
+   *
+   * @throws {ListLoadError} when a list cannot be loaded.
+   */
+  async listStatus(): Promise<ListStatus[]> {
+    return listStatus((await this.#prepare()).lists);
+  }
+
   /** Each registered integration's health (an integration without `health()` reports healthy when started). */
   async integrationHealth(): Promise<IntegrationHealthReport[]> {
     const reports: IntegrationHealthReport[] = [];
@@ -849,7 +864,10 @@ export class ThreatClient {
 
   #prepare(): Promise<{ prefilter: Prefilter; lists: LocalSource[] }> {
     if (!this.#prepared) {
-      const loading = prepareLists(this.config, withCategory(this.logger, 'lists'));
+      const loading = prepareLists(this.config, withCategory(this.logger, 'lists'), {
+        http: () => this.http,
+        clock: this.#clock,
+      });
       this.#prepared = loading;
       // A failed load is retried on the next call instead of being remembered forever.
       loading.catch(() => {
@@ -898,6 +916,14 @@ export class ThreatClient {
 
   async #closeResources(): Promise<void> {
     this.#scheduler.close();
+    // Lists that poll (MISP feeds) stop; the next use loads the lists again.
+    const prepared = this.#prepared;
+    this.#prepared = undefined;
+    const lists = await prepared?.then(
+      (loaded) => loaded.lists,
+      () => [],
+    );
+    await Promise.all((lists ?? []).map((list) => list.close?.()));
     const http = this.#http;
     this.#http = undefined;
     await http?.close();

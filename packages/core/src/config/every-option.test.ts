@@ -182,7 +182,15 @@ const resp = new RespRecorder();
 let dead: number;
 
 beforeAll(async () => {
-  await Promise.all([hook.start(), tokens.start(), tls.start(), syslog.start(), smtp.start(), resp.start()]);
+  await Promise.all([
+    hook.start(),
+    tokens.start(),
+    tls.start(),
+    syslog.start(),
+    smtp.start(),
+    resp.start(),
+    feeds.start(),
+  ]);
   dead = await deadPort();
   tokens.respond = () => ({
     status: 200,
@@ -192,7 +200,15 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await h.close();
-  await Promise.all([hook.close(), tokens.close(), tls.close(), syslog.close(), smtp.close(), resp.close()]);
+  await Promise.all([
+    hook.close(),
+    tokens.close(),
+    tls.close(),
+    syslog.close(),
+    smtp.close(),
+    resp.close(),
+    feeds.close(),
+  ]);
 });
 
 /** Lets the client's pending promise callbacks and I/O run. */
@@ -593,6 +609,77 @@ const WARNINGLIST = listFile(
   'warninglist.json',
   JSON.stringify({ name: 'probe warninglist', type: 'cidr', list: [`${IP}/32`] }),
 );
+// MISP feeds (lists[].misp): directories of manifest.json and <uuid>.json files, also served over HTTP by `feeds`.
+interface FeedAttribute {
+  type: string;
+  value: string;
+  to_ids?: boolean;
+  comment?: string;
+}
+
+/** Writes a MISP feed of `events` (oldest first, by timestamp) into a directory of the harness. */
+function mispFeed(name: string, events: { attributes: FeedAttribute[]; info?: string }[]): string {
+  const dir = h.path(name);
+  mkdirSync(dir);
+  const manifest: Record<string, unknown> = {};
+  events.forEach((event, i) => {
+    const uuid = `00000000-0000-4000-8000-${String(i + 1).padStart(12, '0')}`;
+    const info = event.info ?? `event ${i + 1}`;
+    manifest[uuid] = { info, timestamp: 1_700_000_000 + i, Orgc: { name: 'CIRCL', uuid } };
+    writeFileSync(join(dir, `${uuid}.json`), JSON.stringify({ Event: { uuid, info, Attribute: event.attributes } }));
+  });
+  writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest));
+  return dir;
+}
+
+const FEED_WITH_IP = mispFeed('feed-with-ip', [{ attributes: [{ type: 'ip-dst', value: IP, to_ids: true }] }]);
+const FEED_WITHOUT_IP = mispFeed('feed-without-ip', [
+  { attributes: [{ type: 'ip-dst', value: '203.0.113.251', to_ids: true }] },
+]);
+const FEED_IP_NOT_FOR_IDS = mispFeed('feed-ip-context', [
+  { attributes: [{ type: 'ip-dst', value: IP, to_ids: false }] },
+]);
+// The address is in the older of two events: the newer is kept first by maxEvents and maxEntries.
+const FEED_IP_IN_OLDER_EVENT = mispFeed('feed-ip-older', [
+  { attributes: [{ type: 'ip-dst', value: IP, to_ids: true }] },
+  { attributes: [{ type: 'domain', value: 'newer.example.org', to_ids: true }] },
+]);
+// An event file and a manifest of over 1 KiB.
+const FEED_IP_IN_BIG_EVENT = mispFeed('feed-ip-big', [
+  { info: 'x'.repeat(2000), attributes: [{ type: 'ip-dst', value: IP, to_ids: true, comment: 'y'.repeat(2000) }] },
+]);
+
+/** Serves the harness's feed directories at `/<directory name>/<file>`; `/slow/…` answers after 400 ms. */
+const feeds = new HttpRecorder();
+feeds.respond = (request) => {
+  const [, dir = '', file = ''] = request.url.split('/');
+  const slow = dir === 'slow';
+  const path = join(slow ? FEED_WITH_IP : join(h.dir, dir), file);
+  if (dir.includes('..') || file.includes('..') || !existsSync(path)) return { status: 404 };
+  return { status: 200, body: readFileSync(path, 'utf8'), ...(slow ? { delayMs: 400 } : {}) };
+};
+const feedUrl = (dir: string) => `${feeds.url}/${dir.slice(h.dir.length + 1)}`;
+
+/** `lists` holding one MISP feed list, read once unless `misp` says otherwise. */
+const mispList = (misp: object) => ({ lists: [{ name: 'feed', misp: { pollInterval: 0, ...misp } }] });
+
+/** The list's answer about `IP`, or the code of the error loading the list failed with. */
+const feedAnswer = (config: ThreatConfig) =>
+  listAnswer(config).catch((error: { code?: string; message?: string }) => `${error.code}: ${error.message}`);
+
+/** How many times the client read the feed's manifest within a minute of its start. */
+async function manifestReadsInAMinute(config: ThreatConfig): Promise<number> {
+  const clock = new ManualClock(START);
+  const { client } = h.client(config, { clock });
+  const reads = () => feeds.requests.filter((r) => r.url.endsWith('/manifest.json') && r.headers['x-probe'] === 'poll');
+  const before = reads().length;
+  await client.listStatus();
+  await clock.advance(60_000);
+  await until(() => reads().length > before + 1, 500).catch(() => undefined);
+  await client.stop();
+  return reads().length - before;
+}
+
 const REDIS_A = uniquePrefix('every-option-db');
 const REDIS_B = uniquePrefix('every-option-prefix');
 const REDIS_C = uniquePrefix('every-option-other-prefix');
@@ -1312,6 +1399,65 @@ const CHECKS: Record<string, Check> = {
     { lists: [{ name: 'base', file: LIST_WITH_DOMAIN, match: 'exact' }] },
     (c) => listAnswer(c, 'https://listed.example.org/payload'),
     { lists: [{ name: 'base', file: LIST_WITH_DOMAIN }] },
+  ),
+
+  'lists[].misp.directory': effect(
+    mispList({ directory: FEED_WITH_IP }),
+    feedAnswer,
+    mispList({ directory: FEED_WITHOUT_IP }),
+  ),
+  'lists[].misp.url': effect(
+    () => mispList({ url: feedUrl(FEED_WITH_IP) }),
+    feedAnswer,
+    () => mispList({ url: feedUrl(FEED_WITHOUT_IP) }),
+  ),
+  'lists[].misp.headers': effect(
+    () => mispList({ url: feedUrl(FEED_WITH_IP), headers: { Authorization: 'feed-key' } }),
+    async (c) => {
+      const before = feeds.requests.length;
+      await feedAnswer(c);
+      return feeds.requests.slice(before).map((r) => r.headers.authorization ?? null);
+    },
+    () => mispList({ url: feedUrl(FEED_WITH_IP) }),
+  ),
+  'lists[].misp.pollInterval': effect(
+    () => ({
+      lists: [
+        { name: 'feed', misp: { url: feedUrl(FEED_WITH_IP), headers: { 'x-probe': 'poll' }, pollInterval: 60_000 } },
+      ],
+    }),
+    manifestReadsInAMinute,
+    () => ({ lists: [{ name: 'feed', misp: { url: feedUrl(FEED_WITH_IP), headers: { 'x-probe': 'poll' } } }] }),
+  ),
+  'lists[].misp.timeout': effect(
+    () => mispList({ url: `${feeds.url}/slow`, timeout: 50 }),
+    feedAnswer,
+    () => mispList({ url: `${feeds.url}/slow` }),
+  ),
+  'lists[].misp.toIdsOnly': effect(
+    mispList({ directory: FEED_IP_NOT_FOR_IDS, toIdsOnly: false }),
+    feedAnswer,
+    mispList({ directory: FEED_IP_NOT_FOR_IDS }),
+  ),
+  'lists[].misp.maxEvents': effect(
+    mispList({ directory: FEED_IP_IN_OLDER_EVENT, maxEvents: 1 }),
+    feedAnswer,
+    mispList({ directory: FEED_IP_IN_OLDER_EVENT }),
+  ),
+  'lists[].misp.maxEventBytes': effect(
+    mispList({ directory: FEED_IP_IN_BIG_EVENT, maxEventBytes: 1024 }),
+    feedAnswer,
+    mispList({ directory: FEED_IP_IN_BIG_EVENT }),
+  ),
+  'lists[].misp.maxManifestBytes': effect(
+    mispList({ directory: FEED_IP_IN_BIG_EVENT, maxManifestBytes: 1024 }),
+    feedAnswer,
+    mispList({ directory: FEED_IP_IN_BIG_EVENT }),
+  ),
+  'lists[].misp.maxEntries': effect(
+    mispList({ directory: FEED_IP_IN_OLDER_EVENT, maxEntries: 1 }),
+    feedAnswer,
+    mispList({ directory: FEED_IP_IN_OLDER_EVENT }),
   ),
 
   'alerting.enabled': effect({ alerting: { enabled: false } }, (c) => alertsRaised(c, 1)),

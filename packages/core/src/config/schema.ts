@@ -6,6 +6,7 @@ import { SYSLOG_FACILITIES, type SyslogFacilityName } from '../logging/rfc5424.j
 import { SeveritySchema } from '../records/severity.js';
 import { MAX_TIMER_MS } from '../scheduler/clock.js';
 import { defaultLookupTimeout } from '../scheduler/lookup-timeout.js';
+import { mispFeedListSchema } from './misp-feed-list-schema.js';
 
 /*
  * The one schema for every option of `new ThreatClient(config)`. Defaults live here and nowhere else, so the
@@ -545,7 +546,10 @@ const localListSchema = z.strictObject({
   name: z.string().regex(/^[a-z0-9][a-z0-9_.-]{0,63}$/i, {
     error: 'expected letters, digits, ".", "_" or "-" (at most 64), starting with a letter or digit',
   }),
-  file: z.string({ error: 'required: the path of the list file' }).min(1),
+  /** The list file; required unless the list is read from elsewhere (`misp`). */
+  file: z.string({ error: 'required: the path of the list file' }).min(1).optional(),
+  /** A MISP feed (a directory or URL with `manifest.json` and event files) instead of a file. */
+  misp: mispFeedListSchema.optional(),
   format: z.enum(['plain', 'csv', 'misp-warninglist', 'stix']).default('plain'),
   /** What a match means. */
   verdict: z.enum(['malicious', 'suspicious', 'clean']).default('malicious'),
@@ -559,6 +563,38 @@ const localListSchema = z.strictObject({
   /** Reliability weight in correlation, 0..1 (default 0.7). */
   weight: z.number().min(0).max(1).optional(),
 });
+
+/** A list reads one source, a file or a MISP feed; the options of file formats go with a file. */
+function checkListSource(
+  list: { file?: string | undefined; misp?: unknown; format: string; column?: unknown },
+  ctx: z.RefinementCtx,
+): void {
+  const sources = (['file', 'misp'] as const).filter((key) => list[key] !== undefined);
+  if (sources.length === 0) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['file'],
+      message: 'required: the path of the list file (or misp: {url | directory} for a MISP feed)',
+    });
+  } else if (sources.length > 1) {
+    ctx.addIssue({
+      code: 'custom',
+      path: [sources[1] ?? ''],
+      message: `give one source per list, not ${sources.join(' and ')}`,
+    });
+  }
+  if (list.file !== undefined) return;
+  if (list.format !== 'plain') {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['format'],
+      message: 'applies to list files; a MISP feed has its own format',
+    });
+  }
+  if (list.column !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['column'], message: 'applies to CSV list files' });
+  }
+}
 
 const correlationSchema = z.strictObject({
   /** Reliability weight per source id, 0..1, replacing the documented defaults. */
@@ -681,7 +717,7 @@ export const ThreatConfigSchema = z
     integrations: integrationsSchema.default({}),
     warninglists: warninglistsSchema.prefault({}),
     lists: z
-      .array(localListSchema)
+      .array(localListSchema.superRefine(checkListSource))
       .default([])
       .refine((lists) => new Set(lists.map((l) => l.name)).size === lists.length, {
         error: 'two lists have the same name',

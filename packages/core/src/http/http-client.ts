@@ -10,6 +10,8 @@ export interface HttpRequest {
   signal?: AbortSignal;
   /** Gives up after this many ms with `HttpError` of kind `timeout`. */
   timeoutMs?: number;
+  /** Largest response body read for this request, in bytes (default: the client's `maxResponseBytes`). */
+  maxResponseBytes?: number;
 }
 
 /** A response whose body has been read whole (bounded by `maxResponseBytes`). */
@@ -73,12 +75,13 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
           dispatcher: dispatcher(),
         });
         const chunks: Buffer[] = [];
+        const limit = init.maxResponseBytes ?? maxBytes;
         let size = 0;
         for await (const chunk of response.body) {
           size += (chunk as Buffer).length;
-          if (size > maxBytes) {
+          if (size > limit) {
             response.body.destroy();
-            throw new HttpError('too_large', shown, `response from ${shown} is larger than ${maxBytes} bytes`);
+            throw new HttpError('too_large', shown, `response from ${shown} is larger than ${limit} bytes`);
           }
           chunks.push(chunk as Buffer);
         }

@@ -432,7 +432,7 @@ function localEntryRule(text: string, line: number, match: LocalListMatchMode): 
  * that URLs on it match too, a domain as a name with everything under it, a URL without its fragment. Undefined for
  * other types, which match exactly.
  */
-function hostRule<T>(value: string, type: IndicatorType | undefined, line: T): MatcherRule<T> | undefined {
+export function hostRule<T>(value: string, type: IndicatorType | undefined, line: T): MatcherRule<T> | undefined {
   switch (type) {
     case 'ipv4':
     case 'ipv6': {
@@ -453,7 +453,7 @@ function hostRule<T>(value: string, type: IndicatorType | undefined, line: T): M
 }
 
 /** A URL indicator without its fragment (the part after `#`, which never leaves the client); others as they are. */
-function withoutFragment(indicator: Indicator): Indicator {
+export function withoutFragment(indicator: Indicator): Indicator {
   if (indicator.type !== 'url') return indicator;
   const value = stripFragment(indicator.value);
   return value === indicator.value ? indicator : { ...indicator, value };

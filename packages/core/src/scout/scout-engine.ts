@@ -44,6 +44,8 @@ export interface Prefilter {
 export interface LocalSource {
   readonly name: string;
   lookup(indicator: Indicator): FeedLookupResult;
+  /** Stops what the list runs in the background (a MISP feed's polling); the client calls it on `stop()`. */
+  close?(): Promise<void>;
 }
 
 /** Options of `client.scout`, `client.correlate` and `client.scoutMany`. */
