@@ -6,7 +6,7 @@ import {
   ThreatlibError,
   ValidationError,
 } from '@threatlib/core';
-import { guardConnections } from '@threatlib/core/integration';
+import { configWithSecrets, guardConnections } from '@threatlib/core/integration';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyError,
@@ -186,8 +186,10 @@ export class APIServer {
     }
     if (this.#mounted.some((m) => m.prefix === normalised))
       throw new Error(`a client is already mounted at "${prefix}"`);
-    const authenticator = new Authenticator(this.#options.authentication, client.config.security.authentication, {
-      enforceHttps: client.config.security.enforceHttps,
+    // client.config shows its secrets redacted: the authenticator needs the JWT secret and the users' hashes.
+    const { security } = configWithSecrets(client);
+    const authenticator = new Authenticator(this.#options.authentication, security.authentication, {
+      enforceHttps: security.enforceHttps,
     });
     this.#mounted.push({ prefix: normalised, client, authenticator });
     return this;
