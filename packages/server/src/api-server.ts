@@ -6,7 +6,14 @@ import {
   ThreatlibError,
   ValidationError,
 } from '@threatlib/core';
-import { configWithSecrets, guardConnections } from '@threatlib/core/integration';
+import {
+  configWithSecrets,
+  guardConnections,
+  INSPECT_CUSTOM,
+  type InspectFunction,
+  type InspectOptions,
+  inspectView,
+} from '@threatlib/core/integration';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyError,
@@ -198,6 +205,25 @@ export class APIServer {
   /** Where the server listens, once started (`http://127.0.0.1:8080`). */
   get address(): string | undefined {
     return this.#address;
+  }
+
+  /**
+   * What `JSON.stringify` writes of the server: where it listens, the mounted prefixes and the kind of authentication;
+   * never a token, a JWT secret or a password hash (those stay in the server and its clients).
+   */
+  toJSON(): Record<string, unknown> {
+    return {
+      address: this.#address,
+      host: this.#options.host,
+      port: this.#options.port,
+      mounted: this.#mounted.map((m) => m.prefix || '/'),
+      authentication: this.#options.authentication?.type,
+    };
+  }
+
+  /** What `util.inspect` and `console.log` show of the server: {@link toJSON}'s view. */
+  [INSPECT_CUSTOM](depth: number, options: InspectOptions, inspect: InspectFunction): string {
+    return inspectView('APIServer', this.toJSON(), depth, options, inspect);
   }
 
   /** Starts every mounted client and listens. Resolves with the address. */
