@@ -940,20 +940,21 @@ export class ThreatClient {
 
   #contextFor(name: string): IntegrationContext {
     const client = this;
+    const view: Omit<IntegrationContext['client'], 'config'> = {
+      get alerts() {
+        return client.alerts;
+      },
+      scout: (indicator, options) => client.scout(indicator, options),
+      correlate: (indicator, options) => client.correlate(indicator, options),
+      integration: (integrationName: string) => client.integration(integrationName),
+    };
+    // The configuration with its secrets, not enumerable: an integration that keeps its context in a public field
+    // (a plugin's `this.context = context`) shows no secret when it is logged or serialised.
+    Object.defineProperty(view, 'config', { get: () => client.#config, enumerable: false });
     return {
       name,
       optionsPath: `integrations.${name}`,
-      client: {
-        get config() {
-          return client.#config;
-        },
-        get alerts() {
-          return client.alerts;
-        },
-        scout: (indicator, options) => client.scout(indicator, options),
-        correlate: (indicator, options) => client.correlate(indicator, options),
-        integration: (integrationName: string) => client.integration(integrationName),
-      },
+      client: view as IntegrationContext['client'],
       logger: withCategory(this.logger, 'integration', { integration: name }),
       events: this.events,
       get http() {

@@ -12,6 +12,7 @@ import { configWithSecrets, ThreatClient } from '../client/threat-client.js';
 import { parseConfig } from '../config/parse-config.js';
 import type { ThreatConfig } from '../config/schema.js';
 import { createHttpClient } from '../http/http-client.js';
+import type { IntegrationContext } from '../integrations/integration.js';
 import { closeLogger, createLogger } from '../logging/create-logger.js';
 import { silentLogger } from '../logging/logger.js';
 import { SyslogTransport } from '../logging/transports/syslog-transport.js';
@@ -163,6 +164,28 @@ describe('ThreatClient shows no secret of its configuration', () => {
       expect(configWithSecrets(client).apiKeys.feed_otx).toBe(SECRET.otxKey);
     });
   }
+
+  it("a plugin that keeps its context in a public field, as the interface's example does", async () => {
+    class Plugin {
+      readonly options: unknown;
+      readonly context: IntegrationContext;
+      constructor(options: unknown, context: IntegrationContext) {
+        this.options = options;
+        this.context = context;
+      }
+      async sendAlert(): Promise<void> {}
+      async enrichIndicator(): Promise<undefined> {
+        return undefined;
+      }
+    }
+    const config = configWithEverySecret(AUTHENTICATIONS.oauth2);
+    const client = new ThreatClient({ ...config, integrations: {} }, { env: false, logger: silentLogger });
+    clients.push(client);
+    const plugin = client.registerIntegration('plugin', Plugin, { endpoint: 'https://plugin.example' });
+    expectNoSecretShown('plugin', plugin, SECRETS);
+    // What the plugin reads is still the configuration with its secrets.
+    expect(plugin.context.client.config.apiKeys.feed_otx).toBe(SECRET.otxKey);
+  });
 
   it('a client started (no integrations: they need their servers), and one stopped', async () => {
     const config = configWithEverySecret(AUTHENTICATIONS.jwt);
