@@ -3,7 +3,7 @@
 // variable the constructor overrides is a warning, an unknown option names the one meant, and the address form of
 // e-mail alerts is taken.
 import { describe, expect, it } from 'vitest';
-import { ThreatClient } from '../client/threat-client.js';
+import { configWithSecrets, ThreatClient } from '../client/threat-client.js';
 import { ConfigurationError } from '../errors/configuration-error.js';
 import { silentLogger } from '../logging/logger.js';
 import { parseConfig } from './parse-config.js';
@@ -41,7 +41,9 @@ describe('an API key that is undefined (the README example with OTX_KEY unset)',
       { sources: ['feed_otx'], apiKeys: { feed_otx: undefined } },
       { THREATLIB_FEED_OTX_API_KEY: 'from-the-environment' },
     );
-    expect(made.config.apiKeys).toEqual({ feed_otx: 'from-the-environment' });
+    expect(configWithSecrets(made).apiKeys).toEqual({ feed_otx: 'from-the-environment' });
+    // client.config shows it redacted.
+    expect(made.config.apiKeys).toEqual({ feed_otx: '[redacted]' });
     expect(made.warnings).toEqual([]);
   });
 
