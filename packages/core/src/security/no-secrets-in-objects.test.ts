@@ -225,19 +225,22 @@ describe('ThreatClient shows no secret of its configuration', () => {
         refused.push(error);
       }
     };
-    // An http URL while HTTPS is enforced, with a password in it; the same password in a malformed URL.
+    // An http URL while HTTPS is enforced, with a password in it; the same credentials with the scheme forgotten,
+    // which the error quotes as what it got.
     attempt({
       sources: ['feed_urls'],
       logging: { transports: [{ type: 'webhook', url: `http://logs:${SECRET.logUrlPassword}@logs.example/` }] },
     });
     attempt({
       sources: ['feed_urls'],
-      logging: { transports: [{ type: 'webhook', url: `logs:${SECRET.logUrlPassword}` }] },
+      logging: { transports: [{ type: 'webhook', url: `logs:${SECRET.logUrlPassword}@logs.example/ingest` }] },
     });
     // A secret where an option is refused: browser storage is not supported yet.
     attempt({ sources: ['feed_urls'], storage: { encryptionKey: SECRET.redisPassword } });
     attempt({ sources: ['feed_urls'], apiKeys: { feed_otx: { key: SECRET.otxKey, timeout: -1 } } });
     expect(refused).toHaveLength(4);
+    // The malformed URL is still quoted, its password as [redacted].
+    expect((refused[1] as Error).message).toContain('got "logs:[redacted]@logs.example/ingest"');
     for (const error of refused) expectNoSecretShown('configuration error', error, SECRETS);
   });
 });
