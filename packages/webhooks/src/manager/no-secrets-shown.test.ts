@@ -76,7 +76,11 @@ it('a manager, the value on() returns and its options show no signing secret nor
 
   await manager.start();
   try {
-    const body = JSON.stringify({ type: 'threat-update', timestamp: new Date().toISOString(), data: {} });
+    const body = JSON.stringify({
+      type: 'threat-update',
+      timestamp: new Date().toISOString(),
+      data: { indicator: 'evil-domain.com' },
+    });
     const at = new Date();
     const response = await fetch(`${manager.address}/webhooks`, {
       method: 'POST',
@@ -89,7 +93,11 @@ it('a manager, the value on() returns and its options show no signing secret nor
       },
     });
     expect(response.status).toBe(204);
-    const [result] = await manager.trigger('high-confidence-threat', { indicator: 'evil.example', confidence: 90 });
+    const [result] = await manager.trigger('high-confidence-threat', {
+      indicator: 'evil.example',
+      confidence: 90,
+      sources: ['feed_otx'],
+    });
     expect(result?.status).toBe('delivered');
     expect(received).toContain(`Bearer ${OUTGOING_TOKEN}`);
     expectNoSecretShown('a started manager', manager, SECRETS);
