@@ -1,5 +1,14 @@
 import { type Logger, parseRecord, type StreamEventInput, StreamEventSchema, silentLogger } from '@threatlib/core';
-import { type Clock, type IntegrationHealth, systemClock } from '@threatlib/core/integration';
+import {
+  type Clock,
+  INSPECT_CUSTOM,
+  type InspectFunction,
+  type InspectOptions,
+  type IntegrationHealth,
+  inspectView,
+  redactedView,
+  systemClock,
+} from '@threatlib/core/integration';
 import { KafkaBackend } from './kafka/kafka-backend.js';
 import type { PublishOptions, QueueBackend, QueueStats, Subscription } from './message/backend.js';
 import type { MessageHandler } from './message/queue-message.js';
@@ -62,14 +71,14 @@ type ResolvedFor<T extends BrokerType> = T extends 'rabbitmq' ? ResolvedRabbitMq
  * ```
  */
 export class MessageQueueProcessor<T extends BrokerType = BrokerType> {
-  /** The options in force, every default filled in. */
-  readonly options: ResolvedFor<T>;
+  readonly #options: ResolvedFor<T>;
+  #shownOptions: ResolvedFor<T> | undefined;
   readonly #backend: QueueBackend;
 
   /** @throws {ConfigurationError} naming every invalid option (`Configuration invalid: prefetch: ...`). */
   constructor(options: OptionsFor<T> & { type: T }, runtime: ProcessorRuntime = {}) {
     const resolved = parseProcessorOptions(options as MessageQueueOptions, runtime.optionsPath);
-    this.options = resolved as ResolvedFor<T>;
+    this.#options = resolved as ResolvedFor<T>;
     const logger = runtime.logger ?? silentLogger;
     const clock = runtime.clock ?? systemClock;
     this.#backend =
@@ -80,7 +89,16 @@ export class MessageQueueProcessor<T extends BrokerType = BrokerType> {
 
   /** `rabbitmq` or `kafka`. */
   get type(): T {
-    return this.options.type as T;
+    return this.#options.type as T;
+  }
+
+  /**
+   * The options in force, every default filled in, with the password of the AMQP URL shown as `[redacted]`
+   * (`amqp://user:[redacted]@host:5672`): the processor keeps its credentials to itself, so that logging it shows none.
+   */
+  get options(): ResolvedFor<T> {
+    this.#shownOptions ??= redactedView(this.#options);
+    return this.#shownOptions;
   }
 
   /** Counters since the processor was made: delivered, completed, retried, dead-lettered, published, reconnections. */
@@ -153,6 +171,16 @@ export class MessageQueueProcessor<T extends BrokerType = BrokerType> {
   /** Whether the processor is connected, with its counters. */
   health(): IntegrationHealth {
     return this.#backend.health();
+  }
+
+  /** What `JSON.stringify` writes of the processor: its broker type and redacted options. */
+  toJSON(): { type: T; options: ResolvedFor<T> } {
+    return { type: this.type, options: this.options };
+  }
+
+  /** What `util.inspect` and `console.log` show of the processor: {@link toJSON}'s view, never a password. */
+  [INSPECT_CUSTOM](depth: number, options: InspectOptions, inspect: InspectFunction): string {
+    return inspectView('MessageQueueProcessor', this.toJSON(), depth, options, inspect);
   }
 }
 

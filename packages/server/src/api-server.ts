@@ -6,7 +6,14 @@ import {
   ThreatlibError,
   ValidationError,
 } from '@threatlib/core';
-import { guardConnections } from '@threatlib/core/integration';
+import {
+  configWithSecrets,
+  guardConnections,
+  INSPECT_CUSTOM,
+  type InspectFunction,
+  type InspectOptions,
+  inspectView,
+} from '@threatlib/core/integration';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyError,
@@ -186,8 +193,10 @@ export class APIServer {
     }
     if (this.#mounted.some((m) => m.prefix === normalised))
       throw new Error(`a client is already mounted at "${prefix}"`);
-    const authenticator = new Authenticator(this.#options.authentication, client.config.security.authentication, {
-      enforceHttps: client.config.security.enforceHttps,
+    // client.config shows its secrets redacted: the authenticator needs the JWT secret and the users' hashes.
+    const { security } = configWithSecrets(client);
+    const authenticator = new Authenticator(this.#options.authentication, security.authentication, {
+      enforceHttps: security.enforceHttps,
     });
     this.#mounted.push({ prefix: normalised, client, authenticator });
     return this;
@@ -196,6 +205,25 @@ export class APIServer {
   /** Where the server listens, once started (`http://127.0.0.1:8080`). */
   get address(): string | undefined {
     return this.#address;
+  }
+
+  /**
+   * What `JSON.stringify` writes of the server: where it listens, the mounted prefixes and the kind of authentication;
+   * never a token, a JWT secret or a password hash (those stay in the server and its clients).
+   */
+  toJSON(): Record<string, unknown> {
+    return {
+      address: this.#address,
+      host: this.#options.host,
+      port: this.#options.port,
+      mounted: this.#mounted.map((m) => m.prefix || '/'),
+      authentication: this.#options.authentication?.type,
+    };
+  }
+
+  /** What `util.inspect` and `console.log` show of the server: {@link toJSON}'s view. */
+  [INSPECT_CUSTOM](depth: number, options: InspectOptions, inspect: InspectFunction): string {
+    return inspectView('APIServer', this.toJSON(), depth, options, inspect);
   }
 
   /** Starts every mounted client and listens. Resolves with the address. */

@@ -1,5 +1,14 @@
 import { type IndicatorType, type Logger, parseRecord, silentLogger, ValidationError } from '@threatlib/core';
-import { type Clock, systemClock } from '@threatlib/core/integration';
+import {
+  type Clock,
+  INSPECT_CUSTOM,
+  type InspectFunction,
+  type InspectOptions,
+  inspectView,
+  REDACTED,
+  redactedView,
+  systemClock,
+} from '@threatlib/core/integration';
 import { CloudError } from '../errors/cloud-error.js';
 import { loadAwsSdk } from './aws-sdk.js';
 import {
@@ -146,6 +155,29 @@ export class CloudIntegration {
   /** The last successful publication, if any. */
   get lastPublication(): PublishedThreatList | undefined {
     return this.#last;
+  }
+
+  /**
+   * What `JSON.stringify` writes of the integration: its Region, endpoints, detector and last publication, with
+   * `credentials: '[redacted]'` when it was given keys (they stay in the SDK clients).
+   */
+  toJSON(): Record<string, unknown> {
+    const { region, credentials, endpoint, s3Endpoint, guardDutyEndpoint, detectorId } = this.#options;
+    // An endpoint URL could carry a user and password: shown without them.
+    return redactedView({
+      region,
+      ...(endpoint ? { endpoint } : {}),
+      ...(s3Endpoint ? { s3Endpoint } : {}),
+      ...(guardDutyEndpoint ? { guardDutyEndpoint } : {}),
+      ...(detectorId ? { detectorId } : {}),
+      ...(credentials ? { credentials: REDACTED } : {}),
+      ...(this.#last ? { lastPublication: this.#last } : {}),
+    });
+  }
+
+  /** What `util.inspect` and `console.log` show of the integration: {@link toJSON}'s view. */
+  [INSPECT_CUSTOM](depth: number, options: InspectOptions, inspect: InspectFunction): string {
+    return inspectView('CloudIntegration', this.toJSON(), depth, options, inspect);
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { GuardDutyClient } from '@aws-sdk/client-guardduty';
 import { parseRecord } from '@threatlib/core';
+import { INSPECT_CUSTOM, type InspectFunction, type InspectOptions, inspectView } from '@threatlib/core/integration';
 import { z } from 'zod';
 import { CloudError } from '../errors/cloud-error.js';
 import { awsCall } from './aws-call.js';
@@ -74,8 +75,7 @@ export interface CreatedThreatIntelSet {
  * operation and AWS's reason. `client` is the SDK client, for the rest of GuardDuty's API.
  */
 export class GuardDutyApi {
-  /** The SDK client behind it (its region, endpoint and credentials are the integration's). */
-  readonly client: GuardDutyClient;
+  readonly #client: GuardDutyClient;
   readonly #configuredDetector: string | undefined;
   readonly #secrets: readonly string[];
   /**
@@ -85,9 +85,27 @@ export class GuardDutyApi {
   #detector: Promise<string> | undefined;
 
   constructor(client: GuardDutyClient, options: { detectorId?: string | undefined; secrets: readonly string[] }) {
-    this.client = client;
+    this.#client = client;
     this.#configuredDetector = options.detectorId;
     this.#secrets = options.secrets;
+  }
+
+  /**
+   * The SDK client behind it (its region, endpoint and credentials are the integration's). It holds the credentials:
+   * it is not part of what this object shows (`toJSON`, `util.inspect`), so do not log it.
+   */
+  get client(): GuardDutyClient {
+    return this.#client;
+  }
+
+  /** What `JSON.stringify` writes of it: the service and the detector configured; never a credential. */
+  toJSON(): { service: 'guardduty'; detectorId: string | undefined } {
+    return { service: 'guardduty', detectorId: this.#configuredDetector };
+  }
+
+  /** What `util.inspect` and `console.log` show of it: {@link toJSON}'s view. */
+  [INSPECT_CUSTOM](depth: number, options: InspectOptions, inspect: InspectFunction): string {
+    return inspectView('GuardDutyApi', this.toJSON(), depth, options, inspect);
   }
 
   /**

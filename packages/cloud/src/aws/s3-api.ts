@@ -1,5 +1,6 @@
 import type { PutObjectCommandInput, PutObjectCommandOutput, S3Client } from '@aws-sdk/client-s3';
 import { ValidationError } from '@threatlib/core';
+import { INSPECT_CUSTOM, type InspectFunction, type InspectOptions, inspectView } from '@threatlib/core/integration';
 import { awsCall } from './aws-call.js';
 import { loadS3Sdk, type S3Sdk } from './aws-sdk.js';
 
@@ -12,8 +13,7 @@ export type ObjectPut = PutObjectCommandInput & { Bucket: string; Key: string; B
  * the SDK client, for the rest of S3's API.
  */
 export class S3Api {
-  /** The SDK client behind it (its region, endpoint and credentials are the integration's). */
-  readonly client: S3Client;
+  readonly #client: S3Client;
   readonly #secrets: readonly string[];
   /**
    * The SDK's commands, loaded with the first API made (the package is an optional peer dependency, loaded on use).
@@ -21,8 +21,26 @@ export class S3Api {
   readonly #sdk: S3Sdk = loadS3Sdk();
 
   constructor(client: S3Client, options: { secrets: readonly string[] }) {
-    this.client = client;
+    this.#client = client;
     this.#secrets = options.secrets;
+  }
+
+  /**
+   * The SDK client behind it (its region, endpoint and credentials are the integration's). It holds the credentials:
+   * it is not part of what this object shows (`toJSON`, `util.inspect`), so do not log it.
+   */
+  get client(): S3Client {
+    return this.#client;
+  }
+
+  /** What `JSON.stringify` writes of it: the service; never a credential. */
+  toJSON(): { service: 's3' } {
+    return { service: 's3' };
+  }
+
+  /** What `util.inspect` and `console.log` show of it: {@link toJSON}'s view. */
+  [INSPECT_CUSTOM](depth: number, options: InspectOptions, inspect: InspectFunction): string {
+    return inspectView('S3Api', this.toJSON(), depth, options, inspect);
   }
 
   /**

@@ -15,8 +15,14 @@ import {
   type Clock,
   type EventBus,
   FeedScheduler,
+  INSPECT_CUSTOM,
+  type InspectFunction,
+  type InspectOptions,
   type Integration,
   type IntegrationHealth,
+  inspectView,
+  REDACTED,
+  redactedView,
   systemClock,
 } from '@threatlib/core/integration';
 import { LRUCache } from 'lru-cache';
@@ -260,6 +266,29 @@ export class CloudSiemIntegration implements Integration {
       this.#scheduler.close();
       this.#rest.close();
     }
+  }
+
+  /**
+   * What `JSON.stringify` writes of the integration: the workspace it publishes to and the API, with
+   * `credentials: '[redacted]'` (the client secret or credential object, and its tokens, stay inside).
+   */
+  toJSON(): Record<string, unknown> {
+    const { subscriptionId, resourceGroupName, workspaceName, endpoints } = this.#options;
+    // An endpoint URL could carry a user and password: shown without them.
+    const shownEndpoints = redactedView(endpoints);
+    return {
+      api: this.api,
+      subscriptionId,
+      resourceGroupName,
+      workspaceName,
+      endpoints: shownEndpoints,
+      credentials: REDACTED,
+    };
+  }
+
+  /** What `util.inspect` and `console.log` show of the integration: {@link toJSON}'s view. */
+  [INSPECT_CUSTOM](depth: number, options: InspectOptions, inspect: InspectFunction): string {
+    return inspectView('CloudSiemIntegration', this.toJSON(), depth, options, inspect);
   }
 
   /** Resolves once every threat queued so far is published, refused or given up on. */

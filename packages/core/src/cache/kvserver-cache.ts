@@ -1,3 +1,5 @@
+import { REDACTED } from '../logging/redaction.js';
+import { INSPECT_CUSTOM, type InspectFunction, type InspectOptions, inspectView } from '../security/redacted-view.js';
 import { CacheError } from './cache-error.js';
 import type { CacheEntry, CacheStore } from './cache-store.js';
 import { decodeEntry, encodeEntry } from './entry-codec.js';
@@ -98,6 +100,22 @@ export class KvServerCache implements CacheStore {
   /** Where this cache lives, as `host:port`, for messages and status output. */
   get address(): string {
     return `${this.#host}:${this.#port}`;
+  }
+
+  /** What `JSON.stringify` writes of the cache: where it is and how it keys entries; the password only as redacted. */
+  toJSON(): Record<string, unknown> {
+    return {
+      kind: this.kind,
+      address: this.address,
+      db: this.#db,
+      keyPrefix: this.#keyPrefix,
+      ...(this.#password === undefined ? {} : { password: REDACTED }),
+    };
+  }
+
+  /** What `util.inspect` and `console.log` show of the cache: {@link toJSON}'s view. */
+  [INSPECT_CUSTOM](depth: number, options: InspectOptions, inspect: InspectFunction): string {
+    return inspectView('KvServerCache', this.toJSON(), depth, options, inspect);
   }
 
   /** Connects now, so that a wrong host, port or password fails at start rather than at the first lookup. */

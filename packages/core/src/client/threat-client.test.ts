@@ -4,7 +4,7 @@ import { ConfigurationError } from '../errors/configuration-error.js';
 import { IntegrationError } from '../errors/integration-error.js';
 import type { Integration, IntegrationContext } from '../integrations/integration.js';
 import { silentLogger } from '../logging/logger.js';
-import { ThreatClient } from './threat-client.js';
+import { configWithSecrets, ThreatClient } from './threat-client.js';
 
 function makeClient() {
   return new ThreatClient({ sources: ['feed_urls'] }, { env: false, logger: silentLogger });
@@ -138,7 +138,8 @@ describe('registerIntegration', () => {
     client.registerIntegration('probe', Probe, { level: 3 });
     expect(seen?.options).toEqual({ level: 3 });
     expect(seen?.context.name).toBe('probe');
-    expect(seen?.context.client.config).toBe(client.config);
+    // The context's configuration has the secrets an integration acts on; client.config shows them redacted.
+    expect(seen?.context.client.config).toBe(configWithSecrets(client));
     expect(seen?.context.client.alerts).toBe(client.alerts);
     expect(seen?.context.events).toBe(client.events);
     expect(seen?.context.logger).toBe(client.logger);

@@ -7,6 +7,7 @@ import { ENVIRONMENT_OPTIONS, type Environment, processEnvironment, readEnvironm
 import { type LoadConfigOptions, loadConfig } from '../config/load-config.js';
 import { mergeConfig } from '../config/merge-config.js';
 import { parseConfig, parseSecurityAndLogging } from '../config/parse-config.js';
+import { redactedConfig } from '../config/redacted-config.js';
 import type { ApiKeyConfig, ResolvedConfig, ThreatConfig } from '../config/schema.js';
 import { type ConfigWarning, validateConfig } from '../config/validate-config.js';
 import type { Correlation } from '../correlation/correlate.js';
@@ -53,6 +54,7 @@ import {
 } from '../scout/scout-engine.js';
 import { type ScoutManyItem, type ScoutManyOptions, streamScouts } from '../scout/scout-many.js';
 import { checkEndpoint } from '../security/endpoint-policy.js';
+import { INSPECT_CUSTOM, type InspectFunction, type InspectOptions, inspectView } from '../security/redacted-view.js';
 import { Vault, type VaultSettings } from '../vault/vault.js';
 import { VaultLockedError } from '../vault/vault-locked-error.js';
 import { type VaultOptions, vaultClientConfig, vaultSettings } from '../vault/vault-options.js';
@@ -114,6 +116,9 @@ export interface IntegrationHealthReport extends IntegrationHealth {
   name: string;
 }
 
+/** Reads a client's configuration with its secrets (set by the class, which alone sees its private fields). */
+let readConfig: (client: ThreatClient) => ResolvedConfig;
+
 /** Tags threatlib puts on an answer to say what kind of source gave it, not what the indicator is. */
 const SOURCE_KIND_TAGS: ReadonlySet<string> = new Set(['local-list', 'warninglist', 'misp-feed']);
 
@@ -134,8 +139,8 @@ const SOURCE_KIND_TAGS: ReadonlySet<string> = new Set(['local-list', 'warninglis
  * ```
  */
 export class ThreatClient {
-  /** The configuration in force, every default filled in. */
-  readonly config: ResolvedConfig;
+  readonly #config: ResolvedConfig;
+  #shownConfig: ResolvedConfig | undefined;
   /** Warnings the configuration deserved (also logged at construction). */
   readonly warnings: readonly ConfigWarning[];
   /** The client's logger. */
@@ -186,15 +191,15 @@ export class ThreatClient {
       ]);
     }
     const { config: input, ignored } = layeredConfig(config, options);
-    this.config = parseConfig(input);
+    this.#config = parseConfig(input);
     // Log lines can carry indicators and feed answers: the webhook transport obeys enforceHttps like a feed does.
     if (!options.logger) {
-      for (const [i, transport] of this.config.logging.transports.entries()) {
+      for (const [i, transport] of this.#config.logging.transports.entries()) {
         if (transport.type === 'webhook')
-          checkEndpoint(transport.url, `logging.transports[${i}].url`, this.config.security);
+          checkEndpoint(transport.url, `logging.transports[${i}].url`, this.#config.security);
       }
     }
-    this.logger = options.logger ?? createLogger(this.config.logging);
+    this.logger = options.logger ?? createLogger(this.#config.logging);
     if (!options.logger) this.#ownLogger = this.logger;
     const vault = options.vault;
     this.#vault = vault;
@@ -213,27 +218,27 @@ export class ThreatClient {
       this.logger.warn({ category: 'config', code: warning.code, path: warning.path }, warning.message);
     }
     this.events = new EventBus<ThreatEvents>(withCategory(this.logger, 'events'));
-    for (const [event, handler] of Object.entries(this.config.events)) {
+    for (const [event, handler] of Object.entries(this.#config.events)) {
       if (handler) this.events.on(event as ThreatEventName, handler as ThreatEventHandler<ThreatEventName>);
     }
     const alertStore = options.alertStore ?? new MemoryAlertStore({ logger: withCategory(this.logger, 'client') });
     this.#alertStore = alertStore;
     this.#integrations = new ClientIntegrations({
       logger: this.logger,
-      configured: () => this.config.integrations,
+      configured: () => this.#config.integrations,
       contextFor: (name) => this.#contextFor(name),
       load: options.loadIntegrationPackage ?? importIntegrationPackage,
     });
     this.#clock = clockOf(options);
-    this.#campaigns = this.config.campaigns.enabled
+    this.#campaigns = this.#config.campaigns.enabled
       ? new CampaignTracker({
-          minIndicators: this.config.campaigns.minIndicators,
-          windowMs: this.config.campaigns.windowMs,
+          minIndicators: this.#config.campaigns.minIndicators,
+          windowMs: this.#config.campaigns.windowMs,
         })
       : undefined;
     this.#alerting = new ClientAlerting({
       store: alertStore,
-      config: this.config,
+      config: this.#config,
       clock: this.#clock,
       logger: this.logger,
       targets: () => this.#integrations.started(),
@@ -241,21 +246,21 @@ export class ThreatClient {
     });
     this.alerts = this.#alerting.alerts;
     this.#scheduler = new FeedScheduler({
-      concurrency: this.config.performance.maxConcurrency,
+      concurrency: this.#config.performance.maxConcurrency,
       clock: this.#clock,
-      quotaFor: (feed) => quotaFor(this.config, feed),
+      quotaFor: (feed) => quotaFor(this.#config, feed),
     });
-    this.#cache = options.cache ?? createCache(this.config.caching, { now: () => this.#clock.now() });
+    this.#cache = options.cache ?? createCache(this.#config.caching, { now: () => this.#clock.now() });
     this.#cache?.onEvict?.(() => this.events.emit('cacheEvicted'));
     // Refuse an insecure feed endpoint now rather than at the first lookup.
-    for (const [feed, entry] of Object.entries(this.config.apiKeys)) {
+    for (const [feed, entry] of Object.entries(this.#config.apiKeys)) {
       if (typeof entry === 'object' && entry.endpoint)
-        checkEndpoint(entry.endpoint, `apiKeys.${feed}.endpoint`, this.config.security);
+        checkEndpoint(entry.endpoint, `apiKeys.${feed}.endpoint`, this.#config.security);
     }
-    for (const [i, list] of this.config.lists.entries()) {
-      if (list.misp?.url !== undefined) checkEndpoint(list.misp.url, `lists[${i}].misp.url`, this.config.security);
+    for (const [i, list] of this.#config.lists.entries()) {
+      if (list.misp?.url !== undefined) checkEndpoint(list.misp.url, `lists[${i}].misp.url`, this.#config.security);
     }
-    this.#alerter = createMonitoringAlerter(this.config, {
+    this.#alerter = createMonitoringAlerter(this.#config, {
       clock: this.#clock,
       // Alerts are about feeds (a breaker, a refused key): their lines go with the feed lines.
       logger: withCategory(this.logger, 'feed'),
@@ -264,7 +269,7 @@ export class ThreatClient {
     const client = this;
     // Made now so that an insecure token endpoint is refused here; no request is sent before getToken().
     this.#oauth2 = clientTokenSource({
-      config: this.config,
+      config: this.#config,
       vault,
       get http() {
         return client.http;
@@ -272,7 +277,7 @@ export class ThreatClient {
       clock: this.#clock,
     });
     this.#pipeline = new FeedPipeline({
-      config: this.config,
+      config: this.#config,
       get http() {
         return client.http;
       },
@@ -284,14 +289,14 @@ export class ThreatClient {
       ...(this.#alerter ? { monitor: this.#alerter } : {}),
     });
     this.#engine = new ScoutEngine({
-      config: this.config,
+      config: this.#config,
       pipeline: this.#pipeline,
       sources: () => this.#activeFeeds(),
       prepared: () => this.#prepare(),
       keyFor: async (feed) => {
         // Throws VaultLockedError while locked: the engine lets it reject the lookup instead of sending no key.
         if (vault?.has(feed)) return vault.get(feed);
-        const entry = this.config.apiKeys[feed];
+        const entry = this.#config.apiKeys[feed];
         return typeof entry === 'string' ? entry : entry?.key;
       },
       checkKeys: (feeds) => {
@@ -439,6 +444,16 @@ export class ThreatClient {
     }
   }
 
+  /**
+   * The configuration in force, every default filled in, with its secrets shown as `[redacted]`: API keys,
+   * passwords, client secrets, tokens, header values and the passwords of URLs (see `redactedView`), so that logging
+   * it (or the client) shows no secret. Integrations get the configuration with its secrets from their context.
+   */
+  get config(): ResolvedConfig {
+    this.#shownConfig ??= redactedConfig(this.#config);
+    return this.#shownConfig;
+  }
+
   /** The vault the client takes API keys from, if it has one. */
   get vault(): Vault | undefined {
     return this.#vault;
@@ -571,14 +586,14 @@ export class ThreatClient {
   /** The client's pooled HTTP client, opened on first use and closed by `stop()`. */
   get http(): HttpClient {
     if (!this.#http) {
-      if (!this.config.security.validateCertificates) {
+      if (!this.#config.security.validateCertificates) {
         this.logger.warn(
           { path: 'security.validateCertificates' },
           'TLS certificate verification is off for this client: anyone on the network path can impersonate a feed',
         );
       }
       this.#http = createHttpClient({
-        validateCertificates: this.config.security.validateCertificates,
+        validateCertificates: this.#config.security.validateCertificates,
         // As many connections per origin as requests may run at once (50 at most): a request the scheduler has let
         // go must not then wait in the pool for a connection and leave in a burst with others.
         connectionsPerOrigin: 50,
@@ -651,7 +666,7 @@ export class ThreatClient {
         `Integration "${String(name)}" cannot be registered while the client is ${this.#state}; register before start()`,
       );
     }
-    const resolvedOptions = options ?? (this.config.integrations as Record<string, unknown>)[name] ?? {};
+    const resolvedOptions = options ?? (this.#config.integrations as Record<string, unknown>)[name] ?? {};
     const instance = this.#integrations.register(name, integration, resolvedOptions);
     this.#audit({ action: 'config_changed', at: this.#now(), option: 'integrations', detail: { registered: name } });
     return instance;
@@ -842,7 +857,7 @@ export class ThreatClient {
   }
 
   #hasConfiguredKey(feed: string): boolean {
-    const entry = this.config.apiKeys[feed];
+    const entry = this.#config.apiKeys[feed];
     return typeof entry === 'string' || entry?.key !== undefined;
   }
 
@@ -852,19 +867,19 @@ export class ThreatClient {
 
   /** Emits and logs an audit event when `security.enableAuditLog` is on. */
   #audit(event: AuditEvent): void {
-    if (!this.config.security.enableAuditLog) return;
+    if (!this.#config.security.enableAuditLog) return;
     this.events.emit('audit', event);
     this.logger.info({ category: 'audit', audit: event }, `audit: ${event.action}`);
   }
 
   #activeFeeds(): Feed[] {
-    const ids = [...this.config.sources, ...this.#registeredSources];
+    const ids = [...this.#config.sources, ...this.#registeredSources];
     return ids.map((id) => this.#feeds.get(id)).filter((feed): feed is Feed => feed !== undefined);
   }
 
   #prepare(): Promise<{ prefilter: Prefilter; lists: LocalSource[] }> {
     if (!this.#prepared) {
-      const loading = prepareLists(this.config, withCategory(this.logger, 'lists'), {
+      const loading = prepareLists(this.#config, withCategory(this.logger, 'lists'), {
         http: () => this.http,
         clock: this.#clock,
       });
@@ -914,6 +929,23 @@ export class ThreatClient {
     for (const campaign of campaigns) this.events.emit('campaignDetected', campaign);
   }
 
+  /** What `JSON.stringify` writes of a client: its state, sources, integrations and redacted configuration. */
+  toJSON(): { state: ClientState; sources: string[]; integrations: string[]; config: ResolvedConfig } {
+    return { state: this.#state, sources: this.sources, integrations: this.integrationNames, config: this.config };
+  }
+
+  /** What `util.inspect` and `console.log` show of a client: {@link toJSON}'s view, never a secret. */
+  [INSPECT_CUSTOM](depth: number, options: InspectOptions, inspect: InspectFunction): string {
+    return inspectView('ThreatClient', this.toJSON(), depth, options, inspect);
+  }
+
+  static {
+    readConfig = (client) => {
+      if (!(#config in client)) throw new TypeError('expected a ThreatClient of this copy of @threatlib/core');
+      return client.#config;
+    };
+  }
+
   async #closeResources(): Promise<void> {
     this.#scheduler.close();
     // Lists that poll (MISP feeds) stop; the next use loads the lists again.
@@ -934,29 +966,39 @@ export class ThreatClient {
 
   #contextFor(name: string): IntegrationContext {
     const client = this;
+    const view: Omit<IntegrationContext['client'], 'config'> = {
+      get alerts() {
+        return client.alerts;
+      },
+      scout: (indicator, options) => client.scout(indicator, options),
+      correlate: (indicator, options) => client.correlate(indicator, options),
+      integration: (integrationName: string) => client.integration(integrationName),
+    };
+    // The configuration with its secrets, not enumerable: an integration that keeps its context in a public field
+    // (a plugin's `this.context = context`) shows no secret when it is logged or serialised.
+    Object.defineProperty(view, 'config', { get: () => client.#config, enumerable: false });
     return {
       name,
       optionsPath: `integrations.${name}`,
-      client: {
-        get config() {
-          return client.config;
-        },
-        get alerts() {
-          return client.alerts;
-        },
-        scout: (indicator, options) => client.scout(indicator, options),
-        correlate: (indicator, options) => client.correlate(indicator, options),
-        integration: (integrationName: string) => client.integration(integrationName),
-      },
+      client: view as IntegrationContext['client'],
       logger: withCategory(this.logger, 'integration', { integration: name }),
       events: this.events,
       get http() {
         return client.http;
       },
       ...(this.#oauth2 ? { oauth2: this.#oauth2 } : {}),
-      checkEndpoint: (url, what) => checkEndpoint(url, what, this.config.security),
+      checkEndpoint: (url, what) => checkEndpoint(url, what, this.#config.security),
     };
   }
+}
+
+/**
+ * The configuration `client` runs with, its secrets included, for a package that acts on them (the REST server
+ * checks requests with `security.authentication`). `client.config` is the same with its secrets redacted. Never log
+ * what this returns.
+ */
+export function configWithSecrets(client: ThreatClient): ResolvedConfig {
+  return readConfig(client);
 }
 
 /**

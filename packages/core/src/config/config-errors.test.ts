@@ -3,7 +3,7 @@
 // variable the constructor overrides is a warning, an unknown option names the one meant, and the address form of
 // e-mail alerts is taken.
 import { describe, expect, it } from 'vitest';
-import { ThreatClient } from '../client/threat-client.js';
+import { configWithSecrets, ThreatClient } from '../client/threat-client.js';
 import { ConfigurationError } from '../errors/configuration-error.js';
 import { silentLogger } from '../logging/logger.js';
 import { parseConfig } from './parse-config.js';
@@ -25,9 +25,13 @@ const client = (config: ThreatConfig, env: Record<string, string> = {}) =>
 
 describe('an API key that is undefined (the README example with OTX_KEY unset)', () => {
   it('is a feed without a key: the client is made, with the documented MISSING_API_KEY warning', async () => {
-    const made = client({ sources: ['feed_otx'], apiKeys: { feed_otx: undefined } });
+    const made = client({ sources: ['feed_otx'], strategy: 'aggressive', apiKeys: { feed_otx: undefined } });
     expect(made.config.apiKeys).toEqual({});
-    expect(made.warnings).toEqual([expect.objectContaining({ code: 'MISSING_API_KEY', path: 'apiKeys.feed_otx' })]);
+    // With no key, no source is left to answer: the strategy warning says so beside the missing key.
+    expect(made.warnings.map((w) => [w.code, w.path])).toEqual([
+      ['MISSING_API_KEY', 'apiKeys.feed_otx'],
+      ['STRATEGY_CANNOT_CONCLUDE', 'strategy'],
+    ]);
     const otx = made.feedStatus().find((s) => s.feed === 'feed_otx');
     expect(otx?.configured).toBe(false);
     // Asked, it answers not_configured without a request.
@@ -38,10 +42,12 @@ describe('an API key that is undefined (the README example with OTX_KEY unset)',
 
   it('lets the key variable fill it', () => {
     const made = client(
-      { sources: ['feed_otx'], apiKeys: { feed_otx: undefined } },
+      { sources: ['feed_otx'], strategy: 'aggressive', apiKeys: { feed_otx: undefined } },
       { THREATLIB_FEED_OTX_API_KEY: 'from-the-environment' },
     );
-    expect(made.config.apiKeys).toEqual({ feed_otx: 'from-the-environment' });
+    expect(configWithSecrets(made).apiKeys).toEqual({ feed_otx: 'from-the-environment' });
+    // client.config shows it redacted.
+    expect(made.config.apiKeys).toEqual({ feed_otx: '[redacted]' });
     expect(made.warnings).toEqual([]);
   });
 

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ThreatClient } from '../client/threat-client.js';
+import { configWithSecrets, ThreatClient } from '../client/threat-client.js';
 import { ConfigurationError } from '../errors/configuration-error.js';
 import { silentLogger } from '../logging/logger.js';
 import { configFromEnvironment } from './environment.js';
@@ -117,8 +117,10 @@ describe('THREATLIB_OAUTH2_CLIENT_SECRET', () => {
         env,
         logger: silentLogger,
       });
-    expect(client(oauth2).config.security.authentication).toMatchObject({ clientSecret: 'from-the-environment' });
-    expect(client({ ...oauth2, clientSecret: 'given' }).config.security.authentication).toMatchObject({
+    expect(configWithSecrets(client(oauth2)).security.authentication).toMatchObject({
+      clientSecret: 'from-the-environment',
+    });
+    expect(configWithSecrets(client({ ...oauth2, clientSecret: 'given' })).security.authentication).toMatchObject({
       clientSecret: 'given',
     });
   });
@@ -154,7 +156,7 @@ describe('precedence: defaults < file profile < environment < constructor', () =
     expect(client.config.performance.maxConcurrency).toBe(8);
     expect(client.config.performance.requestTimeout).toBe(15_000);
     expect(client.config.security.lockTimeout).toBe(2000);
-    expect(client.config.apiKeys.feed_otx).toEqual({
+    expect(configWithSecrets(client).apiKeys.feed_otx).toEqual({
       key: 'env-otx',
       endpoint: 'https://otx.mirror.example/api/v1',
       timeout: 5000,
@@ -180,7 +182,7 @@ describe('precedence: defaults < file profile < environment < constructor', () =
         logger: silentLogger,
       },
     );
-    expect(client.config.apiKeys).toEqual({ feed_urls: 'ctor-urls', feed_abuse: 'env-abuse' });
+    expect(configWithSecrets(client).apiKeys).toEqual({ feed_urls: 'ctor-urls', feed_abuse: 'env-abuse' });
     expect(client.warnings).toEqual([]);
   });
 
@@ -203,7 +205,7 @@ describe('precedence: defaults < file profile < environment < constructor', () =
       { cwd: configDir(profiles), profile: 'production' },
       { env: {}, logger: silentLogger },
     );
-    expect(client.config.apiKeys).toEqual({ feed_otx: 'prod-otx' });
+    expect(configWithSecrets(client).apiKeys).toEqual({ feed_otx: 'prod-otx' });
   });
 
   it('names the profile and the available ones when the profile is missing', async () => {

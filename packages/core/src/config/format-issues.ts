@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { ConfigurationIssue } from '../errors/configuration-error.js';
-import { isSecretField, redactText } from '../logging/redaction.js';
+import { isSecretField, REDACTED, redactText } from '../logging/redaction.js';
 import { formatPath } from './format-path.js';
 import { suggestOption } from './suggest-option.js';
 
@@ -101,6 +101,9 @@ function isSecretPath(path: readonly PropertyKey[]): boolean {
 /** Most characters of a refused string a message quotes. */
 const MAX_QUOTED_CHARS = 60;
 
+/** `user:password@` at the start of a string, with no `scheme://` before it. */
+const BARE_URL_CREDENTIALS = /^([^\s/?#@:"'<>]*:)(?!\[redacted\]@)[^\s/?#@"'<>]+@/;
+
 /**
  * How a message shows a refused value: a string quoted and cut to 60 characters, a number or boolean as written,
  * anything else by its kind. A secret's value is never shown, only its kind and length.
@@ -110,8 +113,11 @@ function shownValue(value: unknown, secret: boolean): string {
   if (value === null) return 'null';
   if (typeof value === 'string') {
     if (secret) return value.length === 0 ? 'an empty string' : `a string of ${value.length} characters (not shown)`;
-    // Credentials in a URL and secret query parameters are scrubbed from whatever is quoted.
-    return JSON.stringify(redactText(value.length > MAX_QUOTED_CHARS ? `${value.slice(0, MAX_QUOTED_CHARS)}…` : value));
+    // Credentials in a URL and secret query parameters are scrubbed from whatever is quoted, those of a URL refused
+    // for want of its scheme (`user:password@host`) too: redactText looks for them after a `scheme://`.
+    // Scrubbed before it is cut, so that a password the cut would split is not half shown.
+    const shown = redactText(value).replace(BARE_URL_CREDENTIALS, `$1${REDACTED}@`);
+    return JSON.stringify(shown.length > MAX_QUOTED_CHARS ? `${shown.slice(0, MAX_QUOTED_CHARS)}…` : shown);
   }
   if (typeof value === 'number' || typeof value === 'boolean') return secret ? `a ${typeof value}` : String(value);
   if (Array.isArray(value)) return value.length === 0 ? 'an empty array' : `an array of ${value.length}`;

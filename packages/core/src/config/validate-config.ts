@@ -108,7 +108,7 @@ export function validateConfig(
     warnings.push({
       code: 'STRATEGY_CANNOT_CONCLUDE',
       path: strategy === 'custom' ? 'thresholds.consensus' : 'strategy',
-      message: `strategy "${strategy}" concludes a threat only when ${consensus} sources agree, but ${able.length === 0 ? 'no source or list can answer' : `only ${able.length} can answer (${able.join(', ')})`}: no indicator can ever be a threat. Configure keys for more feeds, add lists, or choose a strategy needing fewer (aggressive: 1, balanced: 2; custom thresholds.consensus)${strategy === 'defensive' && c.strategy === undefined ? '; defensive is the default' : ''}. Feeds added with registerFeed count too.`,
+      message: `strategy "${strategy}" concludes a threat only when ${consensus === 1 ? 'a source says so' : `${consensus} sources agree`}, but ${able.length === 0 ? 'no source or list can answer' : `only ${able.length} can answer (${able.join(', ')})`}: no indicator can ever be a threat. Configure keys for more feeds, add lists, or choose a strategy needing fewer (aggressive: 1, balanced: 2; custom thresholds.consensus)${strategy === 'defensive' && c.strategy === undefined ? '; defensive is the default' : ''}. Feeds added with registerFeed count too.`,
     });
   }
 

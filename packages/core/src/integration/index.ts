@@ -18,6 +18,7 @@ export { KvServerCache } from '../cache/kvserver-cache.js';
 export { DEFAULT_MEMORY_CACHE_SIZE, MemoryCache } from '../cache/memory-cache.js';
 export { parseSize } from '../cache/size.js';
 export { EMBEDDED_DEFAULTS, EXIT as CONFIG_EXIT_CODES, runConfigCommand } from '../cli/config-command.js';
+export { configWithSecrets } from '../client/threat-client.js';
 export { closestOption } from '../config/closest-option.js';
 export { EventBus } from '../events/event-bus.js';
 export { abuseipdbFeed } from '../feeds/abuseipdb.js';
@@ -102,6 +103,13 @@ export { quotaFor } from '../scheduler/quota-for.js';
 export { isRetryable, type RetryOptions, retryDelay } from '../scheduler/retry-policy.js';
 export { streamScouts } from '../scout/scout-many.js';
 export { checkEndpoint } from '../security/endpoint-policy.js';
+export {
+  INSPECT_CUSTOM,
+  type InspectFunction,
+  type InspectOptions,
+  inspectView,
+  redactedView,
+} from '../security/redacted-view.js';
 export { confidenceProblem, confidenceSchema } from '../units/confidence-scale.js';
 export { type DurationBounds, durationProblem, durationSchema } from '../units/duration-unit.js';
 export { writeFileAtomic } from '../vault/atomic-write.js';

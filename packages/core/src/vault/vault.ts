@@ -4,6 +4,7 @@ import type { AuditEvent } from '../events/audit-event.js';
 import { EventBus } from '../events/event-bus.js';
 import type { Logger } from '../logging/logger.js';
 import type { Clock } from '../scheduler/clock.js';
+import { INSPECT_CUSTOM, type InspectFunction, type InspectOptions, inspectView } from '../security/redacted-view.js';
 import { writeFileAtomic } from './atomic-write.js';
 import { guardAgainstDumps } from './dump-guard.js';
 import { type EnvelopeKdf, fromBase64, parseEnvelope, serializeEnvelope, type VaultEnvelope } from './envelope.js';
@@ -404,6 +405,16 @@ export class Vault {
   /** The vault file's bytes, exactly as `save` would write them. */
   toBytes(): Buffer {
     return serializeEnvelope(this.#envelope);
+  }
+
+  /** What `JSON.stringify` writes of a vault: where it is saved, whether it is locked, its feeds and KDF; no key. */
+  toJSON(): { path: string | undefined; locked: boolean; feeds: string[]; kdf: Readonly<Omit<EnvelopeKdf, 'salt'>> } {
+    return { path: this.path, locked: this.isLocked, feeds: this.keys(), kdf: this.kdf };
+  }
+
+  /** What `util.inspect` and `console.log` show of a vault: {@link toJSON}'s view. */
+  [INSPECT_CUSTOM](depth: number, options: InspectOptions, inspect: InspectFunction): string {
+    return inspectView('Vault', this.toJSON(), depth, options, inspect);
   }
 
   async #write(path: string): Promise<void> {

@@ -1,5 +1,6 @@
 import { hash, timingSafeEqual } from 'node:crypto';
 import { ConfigurationError } from '@threatlib/core';
+import { INSPECT_CUSTOM, type InspectFunction, type InspectOptions, inspectView } from '@threatlib/core/integration';
 import { createRemoteJWKSet, decodeJwt, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose';
 import { PROBLEM_TYPES, ProblemError } from '../http/problem.js';
 import { parseAuthorization } from './authorization-header.js';
@@ -127,6 +128,18 @@ export class Authenticator {
     if (this.#config?.type === 'basic')
       schemes.push(`Basic realm="${this.#config.realm ?? 'threatlib'}", charset="UTF-8"`);
     return schemes.join(', ');
+  }
+
+  /** What `JSON.stringify` writes of the authenticator: the methods it accepts, never a token, secret or hash. */
+  toJSON(): { methods: string[]; challenge: string } {
+    const methods = this.#open ? ['none'] : this.#tokens.length > 0 ? ['bearer'] : [];
+    if (this.#config) methods.push(this.#config.type);
+    return { methods, challenge: this.challenge };
+  }
+
+  /** What `util.inspect` and `console.log` show of the authenticator: {@link toJSON}'s view. */
+  [INSPECT_CUSTOM](depth: number, options: InspectOptions, inspect: InspectFunction): string {
+    return inspectView('Authenticator', this.toJSON(), depth, options, inspect);
   }
 
   /**

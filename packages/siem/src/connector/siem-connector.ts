@@ -14,7 +14,18 @@ import {
   ThreatlibError,
   ValidationError,
 } from '@threatlib/core';
-import { type Clock, checkEndpoint, normaliseAlert, retryDelay, systemClock } from '@threatlib/core/integration';
+import {
+  type Clock,
+  checkEndpoint,
+  INSPECT_CUSTOM,
+  type InspectFunction,
+  type InspectOptions,
+  inspectView,
+  normaliseAlert,
+  REDACTED,
+  retryDelay,
+  systemClock,
+} from '@threatlib/core/integration';
 import type {
   ConnectionReport,
   DeliveryReceipt,
@@ -334,6 +345,20 @@ export class SIEMConnector {
     this.#http = undefined;
     await platform?.close?.();
     await http?.close();
+  }
+
+  /**
+   * What `JSON.stringify` writes of the connector: platform, vendor, address, protocol, timeout and retries, with
+   * `credentials: '[redacted]'` (the credentials, and any token the platform handed out, stay in the connector).
+   */
+  toJSON(): Record<string, unknown> {
+    const { platform, vendor, address, timeout, retries } = this;
+    return { platform, vendor, address, protocol: this.#options.protocol, timeout, retries, credentials: REDACTED };
+  }
+
+  /** What `util.inspect` and `console.log` show of the connector: {@link toJSON}'s view. */
+  [INSPECT_CUSTOM](depth: number, options: InspectOptions, inspect: InspectFunction): string {
+    return inspectView('SIEMConnector', this.toJSON(), depth, options, inspect);
   }
 
   #ensurePlatform(): SiemPlatform {

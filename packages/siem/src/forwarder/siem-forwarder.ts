@@ -2,9 +2,14 @@ import { hostname } from 'node:os';
 import type { Alert, Severity } from '@threatlib/core';
 import {
   formatRfc5424,
+  INSPECT_CUSTOM,
+  type InspectFunction,
+  type InspectOptions,
   type Integration,
   type IntegrationHealth,
+  inspectView,
   octetCountingFrame,
+  redactedView,
   redactText,
   type SendAlertOptions,
 } from '@threatlib/core/integration';
@@ -61,8 +66,8 @@ export interface SiemForwarderRuntime extends ForwarderPolicy {
  */
 export class SiemForwarder implements Integration {
   readonly specificationVersion = 'v1' as const;
-  /** What the options resolved to. */
-  readonly options: ResolvedForwarderOptions;
+  readonly #options: ResolvedForwarderOptions;
+  #shownOptions: ResolvedForwarderOptions | undefined;
   readonly #runtime: SiemForwarderRuntime;
   readonly #syslog: SyslogStream | undefined;
   readonly #http: HttpsPoster | undefined;
@@ -75,14 +80,37 @@ export class SiemForwarder implements Integration {
    * @throws {InsecureEndpointError} for `http://` or `syslog+tcp://` while `security.enforceHttps` is on.
    */
   constructor(options: unknown, runtime: SiemForwarderRuntime) {
-    this.options = parseForwarderOptions(options, runtime);
+    this.#options = parseForwarderOptions(options, runtime);
     this.#runtime = runtime;
-    const { transport, host, port, url, headers, tls } = this.options;
+    const { transport, host, port, url, headers, tls } = this.#options;
     if (transport === 'syslog+tls' || transport === 'syslog+tcp') {
       this.#syslog = new SyslogStream({ host, port, tls: transport === 'syslog+tls' ? tls : undefined });
     } else {
       this.#http = new HttpsPoster({ url, headers, tls });
     }
+  }
+
+  /**
+   * What the options resolved to, with each header value `[redacted]` and a secret query parameter of the URL too:
+   * the forwarder keeps its credentials to itself, so that logging it shows none.
+   */
+  get options(): ResolvedForwarderOptions {
+    this.#shownOptions ??= {
+      ...redactedView(this.#options),
+      url: new URL(redactText(this.#options.url.href)),
+    };
+    return this.#shownOptions;
+  }
+
+  /** What `JSON.stringify` writes of the forwarder: its format, endpoint (as messages show it) and header names. */
+  toJSON(): { format: string; endpoint: string; transport: string; headers: Readonly<Record<string, string>> } {
+    const { format, display, transport, headers } = this.options;
+    return { format, endpoint: display, transport, headers };
+  }
+
+  /** What `util.inspect` and `console.log` show of the forwarder: {@link toJSON}'s view, never a header value. */
+  [INSPECT_CUSTOM](depth: number, options: InspectOptions, inspect: InspectFunction): string {
+    return inspectView('SiemForwarder', this.toJSON(), depth, options, inspect);
   }
 
   /** Nothing to open: the connection is made at the first alert, so an endpoint that is down delays no start. */
@@ -151,7 +179,7 @@ export class SiemForwarder implements Integration {
   }
 
   async #post(event: string, signal: AbortSignal | undefined): Promise<ForwardReceipt> {
-    const { format, display, transport, headers } = this.options;
+    const { format, display, transport, headers } = this.#options;
     const answer = await (this.#http as HttpsPoster).post(event, CONTENT_TYPES[format], signal);
     if (answer.status >= 200 && answer.status < 300) return { format, endpoint: display, status: answer.status };
     const said = scrub(answer.body, Object.values(headers));

@@ -1,5 +1,14 @@
 import { type Logger, silentLogger, ThreatlibError, ValidationError } from '@threatlib/core';
-import { type Clock, type IntegrationHealth, systemClock } from '@threatlib/core/integration';
+import {
+  type Clock,
+  INSPECT_CUSTOM,
+  type InspectFunction,
+  type InspectOptions,
+  type IntegrationHealth,
+  inspectView,
+  redactedView,
+  systemClock,
+} from '@threatlib/core/integration';
 import {
   type AnyBulkWriteOperation,
   type Collection,
@@ -104,10 +113,9 @@ type RecordCollection = (typeof RECORD_COLLECTIONS)[number];
  */
 export class DocumentStoreStorage implements ThreatStorage {
   readonly backend = 'mongodb';
-  /** The options in force, defaults filled in. */
-  readonly options: ResolvedDocumentStoreOptions;
-  /** The driver's client, for what this class does not cover (and for command monitoring). */
-  readonly client: MongoClient;
+  readonly #options: ResolvedDocumentStoreOptions;
+  #shownOptions: ResolvedDocumentStoreOptions | undefined;
+  readonly #client: MongoClient;
   /** Core's alert store contract on the `alerts` collection. */
   readonly alerts: DocumentAlertStore;
   readonly #clock: Clock;
@@ -123,10 +131,10 @@ export class DocumentStoreStorage implements ThreatStorage {
    * @throws {ConfigurationError} `Configuration invalid: <option>: <reason>` naming each invalid option.
    */
   constructor(options: DocumentStoreOptions, runtime: DocumentStoreRuntime = {}) {
-    this.options = parseDocumentStoreOptions(options, runtime.optionsPath);
+    this.#options = parseDocumentStoreOptions(options, runtime.optionsPath);
     this.#clock = runtime.clock ?? systemClock;
     this.#logger = runtime.logger ?? silentLogger;
-    this.client = new MongoClient(this.options.uri, {
+    this.#client = new MongoClient(this.#options.uri, {
       serverSelectionTimeoutMS: this.options.timeoutMs,
       connectTimeoutMS: this.options.timeoutMs,
       socketTimeoutMS: this.options.operationTimeoutMs,
@@ -148,6 +156,33 @@ export class DocumentStoreStorage implements ThreatStorage {
       run: (operation, work) => this.#run(operation, 'alerts', work),
       now: () => new Date(this.#clock.now()),
     });
+  }
+
+  /**
+   * The options in force, defaults filled in, with the password of the connection string shown as `[redacted]`
+   * (`mongodb://user:[redacted]@host`): the store keeps its credentials to itself, so that logging it shows none.
+   */
+  get options(): ResolvedDocumentStoreOptions {
+    this.#shownOptions ??= redactedView(this.#options);
+    return this.#shownOptions;
+  }
+
+  /**
+   * The driver's client, for what this class does not cover (and for command monitoring). It holds the credentials
+   * of the connection string: it is not part of what the store shows (`toJSON`, `util.inspect`), so do not log it.
+   */
+  get client(): MongoClient {
+    return this.#client;
+  }
+
+  /** What `JSON.stringify` writes of the store: its back end and redacted options. */
+  toJSON(): { backend: 'mongodb'; options: ResolvedDocumentStoreOptions } {
+    return { backend: this.backend, options: this.options };
+  }
+
+  /** What `util.inspect` and `console.log` show of the store: {@link toJSON}'s view, never a password. */
+  [INSPECT_CUSTOM](depth: number, options: InspectOptions, inspect: InspectFunction): string {
+    return inspectView('DocumentStoreStorage', this.toJSON(), depth, options, inspect);
   }
 
   /**

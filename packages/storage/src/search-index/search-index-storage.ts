@@ -1,6 +1,15 @@
 import { Client, type ClientOptions, type estypes } from '@elastic/elasticsearch';
 import { type ConfigurationIssue, type Logger, silentLogger, ValidationError } from '@threatlib/core';
-import { type Clock, type IntegrationHealth, systemClock } from '@threatlib/core/integration';
+import {
+  type Clock,
+  INSPECT_CUSTOM,
+  type InspectFunction,
+  type InspectOptions,
+  type IntegrationHealth,
+  inspectView,
+  redactedView,
+  systemClock,
+} from '@threatlib/core/integration';
 import { parseCampaignReports } from '../contract/campaign-schema.js';
 import { ttlProblem } from '../contract/record-ttl.js';
 import { parseSightings } from '../contract/sighting-schema.js';
@@ -153,10 +162,9 @@ const SWEEP_PAGE = 1_000;
  */
 export class SearchIndexStorage implements ThreatStorage {
   readonly backend = 'elasticsearch';
-  /** The options in force, defaults filled in. */
-  readonly options: ResolvedSearchIndexOptions;
-  /** The `@elastic/elasticsearch` client, for what this class does not cover (and its `diagnostic` events). */
-  readonly client: Client;
+  readonly #options: ResolvedSearchIndexOptions;
+  #shownOptions: ResolvedSearchIndexOptions | undefined;
+  readonly #client: Client;
   /** Core's alert store contract on the `alerts` index. */
   readonly alerts: SearchAlertStore;
   readonly #clock: Clock;
@@ -173,11 +181,11 @@ export class SearchIndexStorage implements ThreatStorage {
    * @throws {ConfigurationError} `Configuration invalid: <option>: <reason>` naming each invalid option.
    */
   constructor(options: SearchIndexOptions, runtime: SearchIndexRuntime = {}) {
-    this.options = parseSearchIndexOptions(options, runtime.optionsPath);
+    this.#options = parseSearchIndexOptions(options, runtime.optionsPath);
     this.#clock = runtime.clock ?? systemClock;
     this.#logger = runtime.logger ?? silentLogger;
-    const { node, auth, requestTimeoutMs, indices } = this.options;
-    this.client = new Client({
+    const { node, auth, requestTimeoutMs, indices } = this.#options;
+    this.#client = new Client({
       requestTimeout: requestTimeoutMs,
       name: 'threatlib',
       ...runtime.clientOptions,
@@ -214,6 +222,33 @@ export class SearchIndexStorage implements ThreatStorage {
       refresh: this.#refresh,
       now: () => new Date(this.#clock.now()),
     });
+  }
+
+  /**
+   * The options in force, defaults filled in, with `auth` shown as `[redacted]`: the store keeps its credentials to
+   * itself, so that logging it shows none.
+   */
+  get options(): ResolvedSearchIndexOptions {
+    this.#shownOptions ??= redactedView(this.#options);
+    return this.#shownOptions;
+  }
+
+  /**
+   * The `@elastic/elasticsearch` client, for what this class does not cover (and its `diagnostic` events). It holds
+   * the credentials: it is not part of what the store shows (`toJSON`, `util.inspect`), so do not log it.
+   */
+  get client(): Client {
+    return this.#client;
+  }
+
+  /** What `JSON.stringify` writes of the store: its back end and redacted options. */
+  toJSON(): { backend: 'elasticsearch'; options: ResolvedSearchIndexOptions } {
+    return { backend: this.backend, options: this.options };
+  }
+
+  /** What `util.inspect` and `console.log` show of the store: {@link toJSON}'s view, never a password. */
+  [INSPECT_CUSTOM](depth: number, options: InspectOptions, inspect: InspectFunction): string {
+    return inspectView('SearchIndexStorage', this.toJSON(), depth, options, inspect);
   }
 
   /**

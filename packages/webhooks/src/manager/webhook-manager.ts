@@ -1,6 +1,14 @@
 import rateLimit from '@fastify/rate-limit';
 import { type Alert, type Logger, silentLogger } from '@threatlib/core';
-import { type Clock, systemClock } from '@threatlib/core/integration';
+import {
+  type Clock,
+  INSPECT_CUSTOM,
+  type InspectFunction,
+  type InspectOptions,
+  inspectView,
+  redactedView,
+  systemClock,
+} from '@threatlib/core/integration';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { IncomingEventMap, OutgoingEventMap, UndocumentedEvent } from '../events/documented-events.js';
 import { type IncomingHandler, type IncomingStats, IncomingWebhooks } from '../incoming/incoming-webhooks.js';
@@ -62,19 +70,19 @@ export interface WebhookManagerRuntime {
  * @throws {ConfigurationError} `Configuration invalid: webhooks.<option>: ...` naming each invalid option.
  */
 export class WebhookManager {
-  /** The options, with every default filled in. */
-  readonly options: ResolvedWebhookManagerOptions;
+  readonly #options: ResolvedWebhookManagerOptions;
+  #shownOptions: ResolvedWebhookManagerOptions | undefined;
   readonly #incoming: IncomingWebhooks;
   readonly #outgoing: OutgoingWebhooks;
   readonly #server: WebhookServer | undefined;
 
   constructor(options: WebhookManagerOptions, runtime: WebhookManagerRuntime = {}) {
     const optionsPath = runtime.optionsPath ?? 'webhooks';
-    this.options = parseManagerOptions(options, optionsPath);
+    this.#options = parseManagerOptions(options, optionsPath);
     const logger = runtime.logger ?? silentLogger;
     const clock = runtime.clock ?? systemClock;
-    this.#incoming = new IncomingWebhooks(this.options, { logger, clock });
-    this.#outgoing = new OutgoingWebhooks(this.options.delivery, {
+    this.#incoming = new IncomingWebhooks(this.#options, { logger, clock });
+    this.#outgoing = new OutgoingWebhooks(this.#options.delivery, {
       logger,
       clock,
       optionsPath: `${optionsPath}.delivery`,
@@ -88,9 +96,9 @@ export class WebhookManager {
         : {}),
     });
     this.#server =
-      this.options.server.port === undefined
+      this.#options.server.port === undefined
         ? undefined
-        : new WebhookServer(this.options.server, this.#incoming, logger);
+        : new WebhookServer(this.#options.server, this.#incoming, logger);
   }
 
   /**
@@ -153,7 +161,7 @@ export class WebhookManager {
     return async (app: FastifyInstance) => {
       // Refused signatures are counted per address here too (`server.failedSignatureLimit`): on the application's
       // rate limiter when it has one (its store, a Redis one included), else on one of the plugin's own.
-      const failed = this.options.server.failedSignatureLimit;
+      const failed = this.#options.server.failedSignatureLimit;
       if (failed === false) return this.#incoming.routes(app);
       if (!app.hasDecorator('createRateLimit')) await app.register(rateLimit, { global: false });
       const failures = app.createRateLimit({ max: failed.max, timeWindow: failed.windowMs });
@@ -227,5 +235,24 @@ export class WebhookManager {
   /** Counters of outgoing deliveries: delivered, failed, blocked, retried, attempts, pending; per endpoint too. */
   get deliveryStats(): OutgoingDeliveryStats {
     return this.#outgoing.stats();
+  }
+
+  /**
+   * The options, with every default filled in and the signing secret shown as `[redacted]` (the manager keeps it to
+   * itself, so that logging the manager, or the value `on()` returns, shows no secret).
+   */
+  get options(): ResolvedWebhookManagerOptions {
+    this.#shownOptions ??= redactedView(this.#options);
+    return this.#shownOptions;
+  }
+
+  /** What `JSON.stringify` writes of the manager: its redacted options and where it listens. */
+  toJSON(): { options: ResolvedWebhookManagerOptions; address: string | undefined } {
+    return { options: this.options, address: this.address };
+  }
+
+  /** What `util.inspect` and `console.log` show of the manager: {@link toJSON}'s view, never a secret. */
+  [INSPECT_CUSTOM](depth: number, options: InspectOptions, inspect: InspectFunction): string {
+    return inspectView('WebhookManager', this.toJSON(), depth, options, inspect);
   }
 }

@@ -1,6 +1,12 @@
 import { Agent, request } from 'undici';
 import { type Clock, systemClock } from '../../scheduler/clock.js';
-import { redactText } from '../redaction.js';
+import {
+  INSPECT_CUSTOM,
+  type InspectFunction,
+  type InspectOptions,
+  inspectView,
+} from '../../security/redacted-view.js';
+import { REDACTED, redactText } from '../redaction.js';
 import type { LogEntry, LogSink, TransportReport } from './log-sink.js';
 
 /** Options of {@link WebhookTransport}. */
@@ -118,6 +124,21 @@ export class WebhookTransport implements LogSink {
       this.#agent = undefined;
       await agent?.close();
     }
+  }
+
+  /** What `JSON.stringify` writes of the transport: its name, level and URL; header names only, no value. */
+  toJSON(): Record<string, unknown> {
+    return {
+      name: this.name,
+      level: this.level,
+      url: redactText(this.#url),
+      headers: Object.fromEntries(Object.keys(this.#headers).map((header) => [header, REDACTED])),
+    };
+  }
+
+  /** What `util.inspect` and `console.log` show of the transport: {@link toJSON}'s view. */
+  [INSPECT_CUSTOM](depth: number, options: InspectOptions, inspect: InspectFunction): string {
+    return inspectView('WebhookTransport', this.toJSON(), depth, options, inspect);
   }
 
   stats(): Record<string, number> {
