@@ -18,13 +18,14 @@ const config: KnipConfig = {
       project: ['src/**/*.ts'],
     },
     'packages/core': {
-      // The subpaths of the exports map (./metrics, ./misp, ./integration, ./testing), the README's examples, and the
-      // tests of the browser project.
+      // The subpaths of the exports map (./metrics, ./misp, ./integration, ./testing), the README's examples, the
+      // tests of the browser project, and the modules a test hands to a bundler by file name.
       entry: [
         ...packageEntries,
         'src/{metrics,misp-feed,integration,testing}/index.ts',
         'examples/**/*.{ts,js}',
         'src/**/*.browser.test.ts',
+        'src/**/__fixtures__/**/*.ts',
       ],
       project: ['src/**/*.ts', 'bin/**/*.js', 'examples/**/*.{ts,js}'],
       // Loaded with createRequire only when e-mail monitoring alerts are configured (an optional peer dependency),
