@@ -18,8 +18,15 @@ const config: KnipConfig = {
       project: ['src/**/*.ts'],
     },
     'packages/core': {
-      // The subpaths of the exports map (./metrics, ./misp, ./integration, ./testing), and the README's examples.
-      entry: [...packageEntries, 'src/{metrics,misp-feed,integration,testing}/index.ts', 'examples/**/*.{ts,js}'],
+      // The subpaths of the exports map (./metrics, ./misp, ./integration, ./testing), the README's examples, the
+      // tests of the browser project, and the modules a test hands to a bundler by file name.
+      entry: [
+        ...packageEntries,
+        'src/{metrics,misp-feed,integration,testing}/index.ts',
+        'examples/**/*.{ts,js}',
+        'src/**/*.browser.test.ts',
+        'src/**/__fixtures__/**/*.ts',
+      ],
       project: ['src/**/*.ts', 'bin/**/*.js', 'examples/**/*.{ts,js}'],
       // Loaded with createRequire only when e-mail monitoring alerts are configured (an optional peer dependency),
       // which knip cannot see as an import.
@@ -38,9 +45,14 @@ const config: KnipConfig = {
       ignoreDependencies: ['@threatlib/siem'],
     },
     e2e: {
-      // The consumer check copies its scripts into the projects it installs, where they run.
-      entry: ['tests/**/fixtures/*.js', 'tests/consumer/scripts/*.ts'],
-      project: ['tests/**/*.{ts,js}'],
+      // The consumer check copies its scripts into the projects it installs, where they run; the browser projects'
+      // harness is loaded by vitest by file name (setup files, placeholder test).
+      entry: [
+        'tests/**/fixtures/*.js',
+        'tests/consumer/scripts/*.ts',
+        'browser/{chromium,browser-setup,chromium-missing.test}.ts',
+      ],
+      project: ['tests/**/*.{ts,js}', 'browser/**/*.ts'],
     },
     bench: {
       // Each benchmark is a run.mjs that forks its other scripts by file name (clients, receivers, emulators).

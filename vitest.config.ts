@@ -2,6 +2,6 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    projects: ['packages/*', 'e2e'],
+    projects: ['packages/*', 'packages/core/vitest.browser.config.ts', 'e2e'],
   },
 });

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { defineProject } from 'vitest/config';
+import { configDefaults, defineProject } from 'vitest/config';
 
 export default defineProject({
   resolve: {
@@ -16,5 +16,7 @@ export default defineProject({
   test: {
     name: 'core',
     include: ['src/**/*.test.ts', 'examples/**/*.test.ts'],
+    // Run in Chromium by the core-browser project (vitest.browser.config.ts).
+    exclude: [...configDefaults.exclude, 'src/**/*.browser.test.ts'],
   },
 });

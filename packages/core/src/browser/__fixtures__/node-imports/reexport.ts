@@ -1,0 +1,1 @@
+export { join as joined } from 'node:path';

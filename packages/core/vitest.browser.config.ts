@@ -1,0 +1,12 @@
+import { fileURLToPath } from 'node:url';
+import { defineProject } from 'vitest/config';
+import { browserTestOptions } from '../../e2e/browser/browser-project.js';
+
+// Core's tests that run in a real browser (`*.browser.test.ts`): Debian's Chromium, headless, driven by Playwright
+// (e2e/browser/browser-project.ts says how, and what happens when Chromium is missing).
+export default defineProject({
+  resolve: {
+    alias: [{ find: /^@threatlib\/core$/, replacement: fileURLToPath(new URL('./src/index.ts', import.meta.url)) }],
+  },
+  test: browserTestOptions('core-browser', ['src/**/*.browser.test.ts'], fileURLToPath(new URL('.', import.meta.url))),
+});
