@@ -51,6 +51,7 @@ export {
 } from '../http-server/connection-guard.js';
 export { checkJsonStructure, type JsonStructureFault } from '../http-server/json-structure.js';
 export { SERVER_TIMEOUT_DEFAULTS, type ServerTimeouts, serverTimeoutOptions } from '../http-server/server-timeouts.js';
+export { indicatorForOutput } from '../indicators/indicator-for-output.js';
 export type {
   Integration,
   IntegrationClass,
@@ -102,6 +103,7 @@ export { quotaFor } from '../scheduler/quota-for.js';
 export { isRetryable, type RetryOptions, retryDelay } from '../scheduler/retry-policy.js';
 export { streamScouts } from '../scout/scout-many.js';
 export { checkEndpoint } from '../security/endpoint-policy.js';
+export { CONTROL_OR_SEPARATOR, codePointName, lineSafeJson, quoteForDisplay } from '../text/control-characters.js';
 export { confidenceProblem, confidenceSchema } from '../units/confidence-scale.js';
 export { type DurationBounds, durationProblem, durationSchema } from '../units/duration-unit.js';
 export { writeFileAtomic } from '../vault/atomic-write.js';

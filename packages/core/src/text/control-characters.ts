@@ -11,9 +11,6 @@ const CONTROL_OR_SEPARATOR_ALL = /[\p{Cc}\u2028\u2029]/gu;
 /** What JSON.stringify leaves raw that a line reader may split at: DEL, the C1 controls, U+2028 and U+2029. */
 const JSON_RAW_BREAKS = /[\u007f-\u009f\u2028\u2029]/gu;
 
-/** The Unicode mandatory line breaks (UAX #14 classes BK, CR, LF, NL): LF, VT, FF, CR, NEL, U+2028 and U+2029. */
-export const LINE_BREAK = /[\n\v\f\r\u0085\u2028\u2029]/u;
-
 /** `U+000A` for a line feed: how messages name a character. */
 export function codePointName(character: string): string {
   return `U+${(character.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
