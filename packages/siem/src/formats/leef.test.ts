@@ -105,8 +105,14 @@ describe('LEEF as IBM defines it', () => {
   });
 
   it.each([
-    [{ vendor: 'a\nb' }, 'vendor has a line break'],
-    [{ eventId: 'a\rb' }, 'eventId has a line break'],
+    [{ vendor: 'a\nb' }, 'vendor has the control or line-separator character U+000A'],
+    [{ eventId: 'a\rb' }, 'eventId has the control or line-separator character U+000D'],
+    [{ product: 'a\u0000b' }, 'product has the control or line-separator character U+0000'],
+    [{ productVersion: '1\u0085' }, 'productVersion has the control or line-separator character U+0085'],
+    [{ eventId: 'a\u2028b' }, 'eventId has the control or line-separator character U+2028'],
+    [{ vendor: 'a\u2029b' }, 'vendor has the control or line-separator character U+2029'],
+    [{ attributes: { 'a\u0000b': 'x' } }, 'attribute key "a\\u0000b" must be non-empty'],
+    [{ attributes: { 'a\u0085b': 'x' } }, 'attribute key "a\\u0085b" must be non-empty'],
     [{ version: '3.0' }, 'version must be 1.0 or 2.0'],
     [{ attributes: { 'a b': 'x' } }, 'attribute key "a b" must be non-empty'],
     [{ attributes: { 'a=b': 'x' } }, 'attribute key "a=b"'],
@@ -114,7 +120,9 @@ describe('LEEF as IBM defines it', () => {
     [{ delimiter: '|' }, 'delimiter cannot be "|"'],
     [{ delimiter: '=' }, 'delimiter cannot be "="'],
     [{ delimiter: '\\' }, 'delimiter cannot be "\\\\"'],
-    [{ delimiter: '\n' }, 'delimiter cannot be "\\n"'],
+    [{ delimiter: '\n' }, 'delimiter cannot be the control character "\\n"'],
+    [{ delimiter: '\u0000' }, 'delimiter cannot be the control character "\\u0000"'],
+    [{ delimiter: '\u000b' }, 'delimiter cannot be the control character "\\u000b"'],
     [{ delimiter: '^^' }, 'delimiter must be one US-ASCII character'],
     [{ delimiter: '¦' }, 'delimiter must be one US-ASCII character'],
   ])('refuses to write %j', (change, message) => {
