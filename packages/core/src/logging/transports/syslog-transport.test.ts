@@ -188,7 +188,7 @@ describe('SyslogTransport: one record on the wire per line, whatever the line ho
     'over %s as %s: one message per line, with no raw control or separator character',
     async (protocol, format) => {
       const server = protocol === 'tcp' ? await tcpReceiver() : await udpReceiver();
-      if ('stop' in server) cleanups.push(server.stop);
+      if (protocol === 'tcp') cleanups.push((server as Awaited<ReturnType<typeof tcpReceiver>>).stop);
       const logging = parseConfig({
         sources: ['feed_urls'],
         logging: {
