@@ -88,6 +88,7 @@ export {
   type OAuth2TokenSource,
   type OAuth2TokenSourceOptions,
 } from '../oauth2/client-credentials.js';
+export { PROTOTYPE_KEYS, prototypeKeyPath, setOwn } from '../records/prototype-keys.js';
 export { shownInput } from '../records/shown-input.js';
 export {
   type BreakerOptions,
