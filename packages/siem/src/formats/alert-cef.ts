@@ -1,6 +1,6 @@
 import type { Alert, IndicatorType } from '@threatlib/core';
 import { lineSafeJson } from '@threatlib/core/integration';
-import { alertSources, alertTime, numberText, writtenIndicators } from './alert-fields.js';
+import { alertSources, alertTime, checkAlertSeverity, numberText, writtenIndicators } from './alert-fields.js';
 import { eventSeverity } from './alert-severity.js';
 import type { CefEvent } from './cef.js';
 import { oneLine } from './field-characters.js';
@@ -35,7 +35,8 @@ export const CEF_INDICATOR_FIELD: Readonly<Record<IndicatorType, string>> = {
  * `cs1`, their sources in `cs2` (comma-separated), the risk score in `cfp2` and who raised the alert in `cs4`, each
  * custom field with its `…Label`. Indicator values are checked and normalised where they are written.
  *
- * @throws {EventFormatError} when an indicator's value is not one indicator of its type (naming each such value).
+ * @throws {EventFormatError} when the severity is not one of core's, or an indicator's value is not one indicator of
+ *   its type (naming each such value).
  *
  * @example
  * ```ts
@@ -44,6 +45,7 @@ export const CEF_INDICATOR_FIELD: Readonly<Record<IndicatorType, string>> = {
  * ```
  */
 export function cefEventForAlert(alert: Alert, identity: ProductIdentity = threatlibIdentity()): CefEvent {
+  checkAlertSeverity(alert, 'cef');
   const extension: Record<string, string> = {};
   const time = alertTime(alert);
   if (time !== undefined) extension.rt = numberText(time);

@@ -68,4 +68,16 @@ describe('indicator values are checked where an event is written', () => {
     expect(leefEventForAlert(alert).attributes.indicator).toBe('2001:db8::1');
     expect(JSON.parse(jsonForAlert(alert)).indicators[0].value).toBe('2001:db8::1');
   });
+
+  it.each(['cef', 'leef', 'json'] as const)(
+    "%s refuses a severity that is not one of core's (constructor, toString)",
+    (format) => {
+      for (const severity of ['constructor', 'toString', 'severe']) {
+        const error = refusal(() => formatAlert({ ...stored, indicators: [], severity } as unknown as Alert, format));
+        expect(error.message).toBe(
+          `${format.toUpperCase()}: severity must be one of informational, low, medium, high, critical, got "${severity}"`,
+        );
+      }
+    },
+  );
 });

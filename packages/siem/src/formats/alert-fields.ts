@@ -1,5 +1,5 @@
-import { type Alert, type IndicatorRecord, InvalidIndicatorError } from '@threatlib/core';
-import { indicatorForOutput } from '@threatlib/core/integration';
+import { type Alert, type IndicatorRecord, InvalidIndicatorError, SEVERITIES } from '@threatlib/core';
+import { indicatorForOutput, quoteForDisplay } from '@threatlib/core/integration';
 import { EventFormatError, type EventFormatName } from './event-format-error.js';
 
 /**
@@ -27,6 +27,21 @@ export function writtenIndicators(indicators: readonly IndicatorRecord[], format
     throw new EventFormatError(format, shown.join('; '));
   }
   return written;
+}
+
+/**
+ * Refuses an alert whose severity is not one of core's: a stored alert read back from a shared database may hold
+ * anything, and a lookup by an unchecked name (`constructor`) finds what objects inherit instead of a severity.
+ *
+ * @throws {EventFormatError} `<FORMAT>: severity must be one of informational, ..., got "constructor"`.
+ */
+export function checkAlertSeverity(alert: Alert, format: EventFormatName): void {
+  if (!(SEVERITIES as readonly unknown[]).includes(alert.severity)) {
+    throw new EventFormatError(
+      format,
+      `severity must be one of ${SEVERITIES.join(', ')}, got ${quoteForDisplay(String(alert.severity), 40)}`,
+    );
+  }
 }
 
 /** Every source named by an alert's indicators (`source` and `sources`), once each, in order of appearance. */

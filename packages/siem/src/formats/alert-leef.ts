@@ -1,6 +1,6 @@
 import type { Alert } from '@threatlib/core';
 import { lineSafeJson } from '@threatlib/core/integration';
-import { alertSources, alertTime, numberText, writtenIndicators } from './alert-fields.js';
+import { alertSources, alertTime, checkAlertSeverity, numberText, writtenIndicators } from './alert-fields.js';
 import { eventSeverity } from './alert-severity.js';
 import type { LeefEventInput, LeefVersion } from './leef.js';
 import { type ProductIdentity, threatlibIdentity } from './product-identity.js';
@@ -27,7 +27,8 @@ export interface LeefAlertOptions {
  * `sources`, `riskScore`, and who raised it in `alertSource`. Indicator values are checked and normalised where
  * they are written.
  *
- * @throws {EventFormatError} when an indicator's value is not one indicator of its type (naming each such value).
+ * @throws {EventFormatError} when the severity is not one of core's, or an indicator's value is not one indicator of
+ *   its type (naming each such value).
  *
  * @example
  * ```ts
@@ -40,6 +41,7 @@ export function leefEventForAlert(
   options: LeefAlertOptions = {},
   identity: ProductIdentity = threatlibIdentity(),
 ): LeefEventInput {
+  checkAlertSeverity(alert, 'leef');
   const attributes: Record<string, string> = {};
   const time = alertTime(alert);
   if (time !== undefined) {

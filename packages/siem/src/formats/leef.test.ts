@@ -130,6 +130,19 @@ describe('LEEF as IBM defines it', () => {
   });
 });
 
+// Issue 21, finding 4: the parser assigned each attribute, so a "__proto__" attribute became the result's prototype.
+describe('LEEF attributes named like prototype keys', () => {
+  it('are written and read back as attributes', () => {
+    const attributes = JSON.parse('{"__proto__":"x","constructor":"y","prototype":"z"}') as Record<string, string>;
+    const line = formatLeef({ ...v2, delimiter: '^', attributes });
+    expect(line).toBe('LEEF:2.0|Lancope|StealthWatch|1.0|41|^|__proto__=x^constructor=y^prototype=z');
+    const parsed = parseLeef(line).attributes;
+    expect(Object.keys(parsed)).toEqual(['__proto__', 'constructor', 'prototype']);
+    expect(Object.getPrototypeOf(parsed)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(parsed, '__proto__')?.value).toBe('x');
+  });
+});
+
 describe('the strict LEEF parser', () => {
   it.each([
     ['no LEEF prefix', 'CEF:0|v|p|1|100|n|5|', 'expected "LEEF:1.0|" or "LEEF:2.0|"', 0],
