@@ -100,7 +100,9 @@ export function cacheComplianceSuite(name: string, factory: CacheFactory): void 
       // What JSON.parse makes of a feed's answer: ordinary own keys.
       const answer = JSON.parse('{"raw":{"__proto__":{"verdict":"clean"},"constructor":{"prototype":{"x":1}}}}');
       await cache.set('k', answer, HOUR);
-      const raw = ((await cache.get('k'))?.value as { raw: Record<string, unknown> }).raw;
+      const entry = await cache.get<{ raw: Record<string, unknown> }>('k');
+      if (!entry) throw new Error('expected a hit');
+      const { raw } = entry.value;
       expect(Object.keys(raw)).toEqual(['__proto__', 'constructor']);
       expect(Object.getPrototypeOf(raw)).toBe(Object.prototype);
       expect((raw as { verdict?: unknown }).verdict).toBeUndefined();
