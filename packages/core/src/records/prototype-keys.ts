@@ -38,31 +38,40 @@ export function setOwn(target: object, key: string, value: unknown): void {
  * prototypeKeyPath({ constructor: 1 }, new Set(['__proto__'])); // undefined
  * ```
  */
-export function prototypeKeyPath(
-  value: unknown,
-  keys: ReadonlySet<string> = PROTOTYPE_KEYS,
-  path = '',
-): string | undefined {
-  const stack: Array<{ value: unknown; path: string }> = [{ value, path }];
+export function prototypeKeyPath(value: unknown, keys: ReadonlySet<string> = PROTOTYPE_KEYS): string | undefined {
+  // Each item knows its parent and its key or index; a path is spelt only for the key found.
+  interface Item {
+    value: unknown;
+    parent: Item | undefined;
+    step: string | number;
+  }
+  const spell = (item: Item | undefined, key: string): string => {
+    const steps: Array<string | number> = [key];
+    for (let at = item; at?.parent !== undefined; at = at.parent) steps.push(at.step);
+    let text = '';
+    for (let i = steps.length - 1; i >= 0; i--) {
+      const step = steps[i] as string | number;
+      text = typeof step === 'number' ? `${text}[${step}]` : text === '' ? step : `${text}.${step}`;
+    }
+    return text;
+  };
+  const stack: Item[] = [{ value, parent: undefined, step: '' }];
   const seen = new Set<object>();
   for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
     const current = item.value;
     if (typeof current !== 'object' || current === null || seen.has(current)) continue;
     seen.add(current);
     if (Array.isArray(current)) {
-      for (let i = current.length - 1; i >= 0; i--) stack.push({ value: current[i], path: `${item.path}[${i}]` });
+      for (let i = current.length - 1; i >= 0; i--) stack.push({ value: current[i], parent: item, step: i });
       continue;
     }
     const proto = Object.getPrototypeOf(current);
     if (proto !== Object.prototype && proto !== null) continue;
     const own = Object.keys(current);
-    for (const key of own) if (keys.has(key)) return item.path === '' ? key : `${item.path}.${key}`;
+    for (const key of own) if (keys.has(key)) return spell(item, key);
     for (let i = own.length - 1; i >= 0; i--) {
       const key = own[i] as string;
-      stack.push({
-        value: (current as Record<string, unknown>)[key],
-        path: item.path === '' ? key : `${item.path}.${key}`,
-      });
+      stack.push({ value: (current as Record<string, unknown>)[key], parent: item, step: key });
     }
   }
   return undefined;
