@@ -1,6 +1,7 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { type RunningGuardDutyEmulator, startGuardDutyEmulator } from '@threatlib/cloud-emulator';
 import { ConfigurationError, fromStixBundle, MemoryAlertStore, ValidationError } from '@threatlib/core';
+import type { AlertStore } from '@threatlib/core/integration';
 import { ManualClock } from '@threatlib/core/testing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CloudError } from '../errors/cloud-error.js';
@@ -8,7 +9,9 @@ import { describeWithMoto, freshBucket, MOTO_URL, motoS3, readObject } from '../
 import { CloudIntegration, type CloudIntegrationRuntime } from './cloud-integration.js';
 import type { CloudIntegrationOptions } from './cloud-options.js';
 import { s3Location } from './publish-options.js';
-import { alertStoreIndicators } from './threat-indicators.js';
+import { alertStoreIndicators, type ThreatIndicatorSource } from './threat-indicators.js';
+
+const AT = '2026-01-01T00:00:00.000Z';
 
 let emulator: RunningGuardDutyEmulator;
 const opened: CloudIntegration[] = [];
@@ -345,6 +348,65 @@ describeWithMoto('CloudIntegration: S3 (on moto) and publishThreatList', () => {
       { format: 'STIX', location: s3Location(bucket, 'l.json') },
     ]);
   });
+
+  // Issue 21, finding 5: a value is checked where the list is written, whatever the source.
+  it.each([
+    [
+      'a custom source',
+      (): ThreatIndicatorSource => ({
+        async *threatIndicators() {
+          yield { type: 'ipv4', value: '192.0.2.9', confidence: 90, sources: [], firstSeen: AT, lastSeen: AT };
+          yield {
+            type: 'ipv4',
+            value: '198.51.100.7\n0.0.0.0/0',
+            confidence: 90,
+            sources: [],
+            firstSeen: AT,
+            lastSeen: AT,
+          };
+        },
+      }),
+    ],
+    [
+      'alerts read back from a shared database',
+      (): ThreatIndicatorSource => {
+        const stored = {
+          id: 'stored-1',
+          title: 'written by another program',
+          severity: 'high',
+          indicators: [
+            { type: 'ipv4', value: '192.0.2.9', confidence: 90 },
+            { type: 'ipv4', value: '198.51.100.7\n0.0.0.0/0', confidence: 90 },
+          ],
+          timestamp: AT,
+          deliveries: [],
+        };
+        return alertStoreIndicators({ list: async () => ({ items: [stored] }) } as unknown as AlertStore);
+      },
+    ],
+  ])(
+    'refuses a list with a value that would be two lines, from %s: nothing uploaded, GuardDuty untouched, the last list stays',
+    async (_from, source) => {
+      const bucket = await freshBucket(s3, 'poisoned');
+      const good: ThreatIndicatorSource = {
+        async *threatIndicators() {
+          yield { type: 'ipv4', value: '192.0.2.9', confidence: 90, sources: [], firstSeen: AT, lastSeen: AT };
+        },
+      };
+      const cloud = cloudWith();
+      await cloud.publishThreatList({ bucket, key: 'list.txt', name: 'poisoned', indicators: good });
+      const before = emulator.requests.length;
+      const error = await rejection(
+        cloud.publishThreatList({ bucket, key: 'list.txt', name: 'poisoned', indicators: source() }),
+      );
+      expect(ValidationError.isInstance(error)).toBe(true);
+      expect(error.message).toBe(
+        'Invalid threat list: indicators[1]: Invalid indicator "198.51.100.7\\n0.0.0.0/0": contains whitespace (U+000A); an indicator is a single token',
+      );
+      expect(await readObject(s3, bucket, 'list.txt')).toBe('192.0.2.9\n');
+      expect(emulator.requests.length).toBe(before);
+    },
+  );
 
   it('an S3 failure stops the publication before GuardDuty is touched', async () => {
     const cloud = cloudWith({}, { indicators: alertStoreIndicators(new MemoryAlertStore()) });

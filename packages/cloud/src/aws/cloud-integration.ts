@@ -196,7 +196,11 @@ export class CloudIntegration {
    * // { action: 'created', indicators: 42, skipped: { domain: 7 }, threatIntelSetId: '...', ... }
    * ```
    *
-   * @throws {ValidationError} `Invalid threat list options: <field>: <reason>` before anything is sent.
+   * @throws {ValidationError} `Invalid threat list options: <field>: <reason>` before anything is sent; and
+   *   `Invalid threat list: indicators[<i>]: Invalid indicator "<value>": <reason>` when the source gave a value that
+   *   is not exactly one indicator of its type (`198.51.100.7\n0.0.0.0/0`, a CIDR range, an unknown type): each
+   *   value is checked where it is written, the whole list is refused and nothing is uploaded, so GuardDuty keeps
+   *   reading the last good list.
    * @throws {CloudError} naming the AWS call that failed (`S3 PutObject`, `GuardDuty UpdateThreatIntelSet`...) and why.
    */
   async publishThreatList(

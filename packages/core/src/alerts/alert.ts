@@ -4,6 +4,7 @@ import { isIndicatorType } from '../indicators/indicator.js';
 import { parseIndicator } from '../indicators/parse-indicator.js';
 import { flaggedBy } from '../records/flagged-by.js';
 import { type IndicatorRecord, IndicatorRecordSchema, IndicatorSchema } from '../records/indicator-record.js';
+import { prototypeKeyPath } from '../records/prototype-keys.js';
 import { riskScoreForConfidence, SEVERITIES, SeveritySchema, severityForRiskScore } from '../records/severity.js';
 import { confidenceSchema } from '../units/confidence-scale.js';
 import { AlertDeliverySchema } from './alert-delivery.js';
@@ -13,11 +14,26 @@ const title = z.string().trim().min(1, { error: 'required: a short title' }).max
 const description = z.string().max(20_000);
 const timestamp = z.iso.datetime({ offset: true, error: 'expected an ISO 8601 date-time' });
 const riskScore = z.number().min(1).max(10).meta({ description: 'The correlation’s risk score, 1 to 10' });
-/** Free-form, at most `ALERT_METADATA_MAX_BYTES` as JSON. */
-const metadata = z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
+const PROTO_KEY: ReadonlySet<string> = new Set(['__proto__']);
+
+/**
+ * Free-form, at most `ALERT_METADATA_MAX_BYTES` as JSON, with no `__proto__` key at any depth (as the REST server
+ * and the webhook receiver refuse): a record schema drops one without a word, and a handler merging the metadata
+ * into an object would have it replace that object's prototype. `constructor` and `prototype` are kept as keys.
+ */
+const metadataRecord = z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
   const problem = metadataProblem(value);
   if (problem) ctx.addIssue({ code: 'custom', message: problem });
 });
+// Checked before the record schema copies it (the copy is where a "__proto__" key disappears); typed as the record
+// it is, so that `AlertInput['metadata']` stays `Record<string, unknown>`.
+const metadata = z.preprocess((value, ctx) => {
+  const at = prototypeKeyPath(value, PROTO_KEY);
+  if (at !== undefined) {
+    ctx.addIssue({ code: 'custom', message: `the key "__proto__" is refused (at ${at}); rename it`, input: undefined });
+  }
+  return value;
+}, metadataRecord) as unknown as typeof metadataRecord;
 
 /**
  * The result of `correlate` as an alert of the webhook-handler form carries it. Only `confidence` is required; the

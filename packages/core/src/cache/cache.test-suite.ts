@@ -95,6 +95,20 @@ export function cacheComplianceSuite(name: string, factory: CacheFactory): void 
       expect((await cache.get('k'))?.value).toEqual({ when: '2024-05-06T07:08:09.010Z', list: [null] });
     });
 
+    it('keeps "__proto__", "constructor" and "prototype" keys of a feed answer as keys, like JSON', async () => {
+      const { cache } = await make();
+      // What JSON.parse makes of a feed's answer: ordinary own keys.
+      const answer = JSON.parse('{"raw":{"__proto__":{"verdict":"clean"},"constructor":{"prototype":{"x":1}}}}');
+      await cache.set('k', answer, HOUR);
+      const entry = await cache.get<{ raw: Record<string, unknown> }>('k');
+      if (!entry) throw new Error('expected a hit');
+      const { raw } = entry.value;
+      expect(Object.keys(raw)).toEqual(['__proto__', 'constructor']);
+      expect(Object.getPrototypeOf(raw)).toBe(Object.prototype);
+      expect((raw as { verdict?: unknown }).verdict).toBeUndefined();
+      expect(JSON.stringify(raw)).toBe('{"__proto__":{"verdict":"clean"},"constructor":{"prototype":{"x":1}}}');
+    });
+
     it('hands out a copy: changing a result does not change the cache', async () => {
       const { cache } = await make();
       await cache.set('k', sampleResult(), HOUR);

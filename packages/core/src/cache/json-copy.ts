@@ -1,3 +1,4 @@
+import { setOwn } from '../records/prototype-keys.js';
 import { CacheError } from './cache-error.js';
 
 /**
@@ -43,7 +44,8 @@ function copy(value: unknown, ancestors: Set<object>, backend: string): unknown 
     const object: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
       const c = copy(item, ancestors, backend);
-      if (c !== undefined) object[key] = c;
+      // Own, like JSON.parse makes it: `object[key] = c` would make a `__proto__` key the copy's prototype.
+      if (c !== undefined) setOwn(object, key, c);
     }
     out = object;
   }

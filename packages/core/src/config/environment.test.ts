@@ -46,6 +46,19 @@ async function rejected(promise: Promise<unknown>): Promise<ConfigurationError> 
   throw new Error('expected a ConfigurationError');
 }
 
+describe('loadConfig: the profile named', () => {
+  it.each(['__proto__', 'constructor', 'toString'])(
+    "%s is not a profile: only the file's own profiles are",
+    async (name) => {
+      const error = await loadConfig({ cwd: configDir(profiles), profile: name, env: {} }).catch((e: unknown) => e);
+      expect(ConfigurationError.isInstance(error)).toBe(true);
+      expect((error as Error).message).toContain(
+        `profile "${name}": profile option names a profile the file does not have`,
+      );
+    },
+  );
+});
+
 describe('environment variables', () => {
   it('reads every documented variable', () => {
     expect(

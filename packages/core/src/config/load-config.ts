@@ -67,7 +67,8 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Threa
 
   const names = Object.keys(exported);
   const requested = options.profile ?? nonEmpty(env.THREATLIB_PROFILE) ?? 'default';
-  const profile = exported[requested];
+  // Own profiles only: `__proto__` or `constructor` would otherwise name Object.prototype or Object.
+  const profile = Object.hasOwn(exported, requested) ? exported[requested] : undefined;
   if (!isPlainObject(profile)) {
     const how = options.profile
       ? 'profile option'

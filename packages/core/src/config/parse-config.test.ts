@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../errors/configuration-error.js';
+import { mergeConfig } from './merge-config.js';
 import { parseConfig } from './parse-config.js';
 
 function errorOf(input: unknown): ConfigurationError {
@@ -317,5 +318,45 @@ describe('parseConfig', () => {
     expect(errorOf(['feed_urls']).message).toBe(
       'Configuration invalid: (root): expected a configuration object, got an array',
     );
+  });
+
+  // Issue 21, finding 4: a configuration read from JSON can hold these as ordinary keys.
+  it.each([
+    [
+      'apiKeys',
+      '{"sources":["feed_otx"],"apiKeys":{"__proto__":{"feed_otx":"key-from-the-prototype"}}}',
+      'apiKeys.__proto__',
+    ],
+    [
+      'a section',
+      '{"sources":["feed_urls"],"performance":{"__proto__":{"maxConcurrency":51}}}',
+      'performance.__proto__',
+    ],
+    ['the root', '{"__proto__":{"sources":["feed_urls"]}}', '__proto__'],
+    [
+      'headers',
+      '{"sources":["feed_urls"],"logging":{"transports":[{"type":"webhook","url":"https://logs.example.com","headers":{"constructor":"x"}}]}}',
+      'logging.transports[0].headers.constructor',
+    ],
+    [
+      'integration options',
+      '{"sources":["feed_urls"],"integrations":{"storage":{"type":"mongodb","prototype":{}}}}',
+      'integrations.storage.prototype',
+    ],
+  ])('refuses a __proto__, constructor or prototype key in %s, naming where', (_where, json, path) => {
+    const error = errorOf(JSON.parse(json));
+    expect(error.issues).toEqual([{ path, message: expect.stringContaining('is not an option') }]);
+  });
+});
+
+describe('mergeConfig', () => {
+  it('refuses a layer with a prototype key instead of merging it into a prototype', () => {
+    expect(() => mergeConfig({ sources: ['feed_urls'] }, JSON.parse('{"performance":{"__proto__":{"x":1}}}'))).toThrow(
+      'Configuration invalid: performance.__proto__: "__proto__" is not an option',
+    );
+    expect(() => mergeConfig(JSON.parse('{"constructor":{"prototype":{"polluted":true}}}'))).toThrow(
+      ConfigurationError,
+    );
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });

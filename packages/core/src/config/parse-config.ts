@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ConfigurationError } from '../errors/configuration-error.js';
 import { shownInput } from '../records/shown-input.js';
 import { toConfigurationIssues } from './format-issues.js';
+import { checkConfigKeys } from './merge-config.js';
 import {
   type LoggingConfig,
   type ResolvedConfig,
@@ -13,7 +14,8 @@ import {
 /**
  * Validates a configuration and fills in every default.
  *
- * @throws {ConfigurationError} listing every problem as `path: reason`.
+ * @throws {ConfigurationError} listing every problem as `path: reason`; a `__proto__`, `constructor` or `prototype`
+ *   key anywhere is refused before anything else (`checkConfigKeys`).
  * @example
  * ```ts
  * parseConfig({ sources: ['feed_urls'], performance: { maxConcurrency: 51 } });
@@ -29,6 +31,7 @@ export function parseConfig(input: unknown): ResolvedConfig {
       },
     ]);
   }
+  checkConfigKeys(input);
   const result = ThreatConfigSchema.safeParse(input as ThreatConfig);
   if (!result.success) {
     throw new ConfigurationError(toConfigurationIssues(result.error.issues, { input, schema: ThreatConfigSchema }));

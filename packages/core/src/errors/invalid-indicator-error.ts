@@ -1,6 +1,10 @@
+import { quoteForDisplay } from '../text/control-characters.js';
 import { ThreatlibError } from './threatlib-error.js';
 
-/** Thrown by `parseIndicator` when the input is not a usable indicator; the message names the input and why. */
+/**
+ * Thrown by `parseIndicator` when the input is not a usable indicator; the message names the input (quoted, cut to
+ * 200 characters, every control and line-separator character escaped so the message stays one line) and why.
+ */
 export class InvalidIndicatorError extends ThreatlibError {
   /** The input exactly as it was given. */
   readonly input: string;
@@ -8,7 +12,7 @@ export class InvalidIndicatorError extends ThreatlibError {
   readonly reason: string;
 
   constructor(input: string, reason: string) {
-    super('INVALID_INDICATOR', `Invalid indicator ${JSON.stringify(truncate(input))}: ${reason}`);
+    super('INVALID_INDICATOR', `Invalid indicator ${quoteForDisplay(input, 200)}: ${reason}`);
     this.name = 'InvalidIndicatorError';
     this.input = input;
     this.reason = reason;
@@ -18,8 +22,4 @@ export class InvalidIndicatorError extends ThreatlibError {
   static override isInstance(error: unknown): error is InvalidIndicatorError {
     return ThreatlibError.hasCode(error, 'INVALID_INDICATOR');
   }
-}
-
-function truncate(text: string): string {
-  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }

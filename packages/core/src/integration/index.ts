@@ -52,6 +52,7 @@ export {
 } from '../http-server/connection-guard.js';
 export { checkJsonStructure, type JsonStructureFault } from '../http-server/json-structure.js';
 export { SERVER_TIMEOUT_DEFAULTS, type ServerTimeouts, serverTimeoutOptions } from '../http-server/server-timeouts.js';
+export { indicatorForOutput } from '../indicators/indicator-for-output.js';
 export type {
   Integration,
   IntegrationClass,
@@ -88,6 +89,7 @@ export {
   type OAuth2TokenSource,
   type OAuth2TokenSourceOptions,
 } from '../oauth2/client-credentials.js';
+export { PROTOTYPE_KEYS, prototypeKeyPath, setOwn } from '../records/prototype-keys.js';
 export { shownInput } from '../records/shown-input.js';
 export {
   type BreakerOptions,
@@ -110,6 +112,7 @@ export {
   inspectView,
   redactedView,
 } from '../security/redacted-view.js';
+export { CONTROL_OR_SEPARATOR, codePointName, lineSafeJson, quoteForDisplay } from '../text/control-characters.js';
 export { confidenceProblem, confidenceSchema } from '../units/confidence-scale.js';
 export { type DurationBounds, durationProblem, durationSchema } from '../units/duration-unit.js';
 export { writeFileAtomic } from '../vault/atomic-write.js';

@@ -60,6 +60,34 @@ describe('createLogger', () => {
     );
   });
 
+  // A line reader may end a record at any of these: NUL, VT, FF, CR, LF, NEL, U+2028, U+2029 (and DEL, C1).
+  const BREAKERS = ['\u0000', '\u000b', '\u000c', '\r', '\n', '\u0085', '\u2028', '\u2029', '\u007f', '\u009b'];
+
+  it.each(['json', 'text', 'structured'] as const)(
+    'writes format "%s" as one line per record whatever control or separator characters it holds',
+    (format) => {
+      const { logger, lines } = capture({ format });
+      for (const c of BREAKERS) {
+        withCategory(logger, 'feed').warn({ [`key${c}x`]: `value${c}x`, nested: { deep: `a${c}b` } }, `message${c}x`);
+      }
+      expect(lines).toHaveLength(BREAKERS.length);
+      for (const line of lines) {
+        expect(line.endsWith('\n')).toBe(true);
+        expect(line.slice(0, -1)).not.toMatch(/[\p{Cc}\u2028\u2029]/u);
+      }
+      if (format !== 'text') {
+        // The same values, escaped in JSON.
+        const records = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+        BREAKERS.forEach((c, i) => {
+          expect(records[i]).toMatchObject({ [`key${c}x`]: `value${c}x`, nested: { deep: `a${c}b` } });
+        });
+      } else {
+        expect(lines[0]).toContain('message\\u0000x key\\u0000x="value\\u0000x" nested={"deep":"a\\u0000b"}');
+        expect(lines[6]).toContain('message\\u2028x key\\u2028x="value\\u2028x" nested={"deep":"a\\u2028b"}');
+      }
+    },
+  );
+
   it('writes format "structured" with Elastic Common Schema field names', () => {
     const { logger, records } = capture({ format: 'structured' });
     withCategory(logger, 'feed').error({ feed: 'feed_otx', err: new TypeError('boom') }, 'feed failed');

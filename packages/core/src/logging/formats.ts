@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type { LoggerOptions } from 'pino';
+import { escapeControlCharacters, lineSafeJson } from '../text/control-characters.js';
 import { levelName } from './log-levels.js';
 
 /** The value of `logging.format`. */
@@ -58,12 +59,15 @@ const TEXT_SKIPPED = new Set([
   'host.hostname',
 ]);
 
-const BARE_VALUE = /^[^\s"=\\]+$/;
+// No whitespace, quote, `=`, backslash, control or separator character (`\s` has U+2028 and U+2029, `\p{Cc}` NEL).
+const BARE_VALUE = /^[^\s"=\\\p{Cc}]+$/u;
 
 /**
  * One log record as a line for people: `2026-01-01T10:00:00.000Z WARN  [feed] message key=value ...`. No colours:
  * the same line goes to files and syslog. Strings with spaces are quoted, objects are JSON, and an error shows as
- * `err="TypeError: message"` (its stack stays in the JSON formats). Newlines are escaped: one record, one line.
+ * `err="TypeError: message"` (its stack stays in the JSON formats). Every control and line-separator character is
+ * escaped (`\n`, `\u0000`, `\u2028`; see `escapeControlCharacters` and `lineSafeJson`): one record, one line, for
+ * every reader.
  */
 export function formatText(record: Record<string, unknown>): string {
   const time = record.time ?? record['@timestamp'];
@@ -76,11 +80,11 @@ export function formatText(record: Record<string, unknown>): string {
         : 'info';
   const message = record.msg ?? record.message;
   let line = `${when} ${level.toUpperCase().padEnd(5)}`;
-  if (typeof record.category === 'string') line += ` [${record.category}]`;
-  if (message !== undefined && message !== '') line += ` ${oneLine(String(message))}`;
+  if (typeof record.category === 'string') line += ` [${escapeControlCharacters(record.category)}]`;
+  if (message !== undefined && message !== '') line += ` ${escapeControlCharacters(String(message))}`;
   for (const [key, value] of Object.entries(record)) {
     if (TEXT_SKIPPED.has(key) || value === undefined) continue;
-    line += ` ${key}=${textValue(key, value)}`;
+    line += ` ${escapeControlCharacters(key)}=${textValue(key, value)}`;
   }
   return line;
 }
@@ -88,13 +92,11 @@ export function formatText(record: Record<string, unknown>): string {
 function textValue(key: string, value: unknown): string {
   if ((key === 'err' || key === 'error') && typeof value === 'object' && value !== null) {
     const { type, message } = value as { type?: unknown; message?: unknown };
-    if (typeof message === 'string') return JSON.stringify(`${typeof type === 'string' ? `${type}: ` : ''}${message}`);
+    if (typeof message === 'string') {
+      return lineSafeJson(JSON.stringify(`${typeof type === 'string' ? `${type}: ` : ''}${message}`));
+    }
   }
-  if (typeof value === 'string') return BARE_VALUE.test(value) ? value : JSON.stringify(value);
-  if (typeof value === 'object' && value !== null) return JSON.stringify(value);
+  if (typeof value === 'string') return BARE_VALUE.test(value) ? value : lineSafeJson(JSON.stringify(value));
+  if (typeof value === 'object' && value !== null) return lineSafeJson(JSON.stringify(value));
   return String(value);
-}
-
-function oneLine(text: string): string {
-  return text.includes('\n') || text.includes('\r') ? text.replace(/\r?\n|\r/g, '\\n') : text;
 }

@@ -1,3 +1,4 @@
+import { lineSafeJson } from '../text/control-characters.js';
 import { formatText } from './formats.js';
 import { redactLogLine } from './redaction.js';
 import type { LogEntry, LogSink } from './transports/log-sink.js';
@@ -32,7 +33,9 @@ export class LogRouter {
   write(chunk: string): void {
     const raw = chunk.endsWith('\n') ? chunk.slice(0, -1) : chunk;
     const category = (this.lastObj as { category?: unknown } | undefined)?.category;
-    const line = this.suspect ? redactLogLine(raw) : raw;
+    // pino escapes the C0 controls in JSON strings but leaves DEL, the C1 controls (NEL) and U+2028/U+2029 raw,
+    // which line readers may split at: every destination gets the line with those escaped too.
+    const line = lineSafeJson(this.suspect ? redactLogLine(raw) : raw);
     this.suspect = true;
     const entry = new Entry(line, this.lastLevel, typeof category === 'string' ? category : undefined);
     for (const sink of this.sinks) {

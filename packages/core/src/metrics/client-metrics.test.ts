@@ -196,4 +196,20 @@ describe('createClientMetrics, without any server', () => {
     }).metrics();
     expect(without).not.toContain('threatlib_webhook_deliveries_total{');
   });
+
+  it('reports an endpoint named "__proto__" like any other (issue 21: names are users\' keys)', async () => {
+    const endpoints = JSON.parse(
+      '{"__proto__":{"delivered":2,"failed":0,"blocked":0,"pending":1},"constructor":{"delivered":5,"failed":0,"blocked":0,"pending":0}}',
+    );
+    const registry = createClientMetrics({
+      feedStatus: () => [],
+      monitoringAlertStats: () => ({ raised: 0, suppressed: 0, channels: {} }),
+      integration: (name: string) =>
+        name === 'webhooks' ? { stats: () => ({ incoming: {}, outgoing: { endpoints } }) } : undefined,
+    });
+    const text = await registry.metrics();
+    expect(text).toContain('threatlib_webhook_deliveries_total{endpoint="__proto__",status="delivered"} 2');
+    expect(text).toContain('threatlib_webhook_deliveries_pending{endpoint="__proto__"} 1');
+    expect(text).toContain('threatlib_webhook_deliveries_total{endpoint="constructor",status="delivered"} 5');
+  });
 });

@@ -1,6 +1,7 @@
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { ThreatClient } from '../client/threat-client.js';
 import { logTransportStats } from '../logging/create-logger.js';
+import { setOwn } from '../records/prototype-keys.js';
 
 /**
  * What the metrics read from a client, at scrape time: any `ThreatClient`, from any copy of core. A client whose
@@ -62,7 +63,8 @@ function webhookStats(client: MetricsClient): WebhookStats | undefined {
   const listed = stats?.outgoing?.endpoints;
   for (const [endpoint, value] of Object.entries(typeof listed === 'object' && listed !== null ? listed : {})) {
     const { delivered = 0, failed = 0, blocked = 0, pending = 0 } = counters(value);
-    endpoints[endpoint] = { delivered, failed, blocked, pending };
+    // Endpoints are named by users: "__proto__" assigned would vanish from the metrics.
+    setOwn(endpoints, endpoint, { delivered, failed, blocked, pending });
   }
   return { incoming: counters(stats?.incoming), endpoints };
 }

@@ -221,6 +221,22 @@ describe('toStixBundle', () => {
     expect(() => toStixBundle(42 as never)).toThrow('Invalid STIX bundle input: expected a list of correlations');
   });
 
+  it('refuses a value that is two lines (a second indicator smuggled in), naming it escaped; nothing is written', () => {
+    const call = () =>
+      toStixBundle(
+        [
+          { indicator: '192.0.2.1', type: 'ipv4', confidence: 90, verdict: 'malicious' },
+          { indicator: '198.51.100.7\n0.0.0.0/0', type: 'ipv4', confidence: 90, verdict: 'malicious' },
+          { indicator: 'evil.com\u2028other.com', type: 'domain', confidence: 90, verdict: 'malicious' },
+        ],
+        { now: 0 },
+      );
+    expect(call).toThrow(
+      'Invalid STIX bundle input: [1].indicator: contains whitespace (U+000A); an indicator is a single token (got "198.51.100.7\\n0.0.0.0/0"); ' +
+        '[2].indicator: contains whitespace (U+2028); an indicator is a single token (got "evil.com\\u2028other.com")',
+    );
+  });
+
   it('refuses a time STIX cannot write (a year outside 0000-9999)', () => {
     expect(() =>
       toStixBundle([

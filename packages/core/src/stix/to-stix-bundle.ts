@@ -5,6 +5,7 @@ import { ValidationError } from '../errors/validation-error.js';
 import type { Indicator } from '../indicators/indicator.js';
 import { type IndicatorTypeName, isIndicatorTypeName } from '../indicators/indicator-type-name.js';
 import { parseIndicator } from '../indicators/parse-indicator.js';
+import { shownInput } from '../records/shown-input.js';
 import { confidenceProblem } from '../units/confidence-scale.js';
 import {
   type StixBundle,
@@ -93,8 +94,10 @@ const FLAGGING = new Set(['malicious', 'suspicious']);
  * - `external_references`: one per source that answered (`source_name` the feed id, `description` its verdict),
  *   one per http(s) reference URL when it gave any.
  *
- * @throws {@link ValidationError} naming each correlation that cannot be written and why (an invalid indicator, a
- * confidence that is not a number from 0 to 100 or is a 0..1 fraction, an unreadable `startedAt`), or an invalid option.
+ * @throws {@link ValidationError} naming each correlation that cannot be written and why (an invalid indicator, named
+ * with its control characters escaped: `198.51.100.7\n0.0.0.0/0` is not one indicator and never becomes a pattern;
+ * a confidence that is not a number from 0 to 100 or is a 0..1 fraction, an unreadable `startedAt`), or an invalid
+ * option. Nothing is written for a batch with one bad correlation.
  *
  * @example
  * ```ts
@@ -155,13 +158,14 @@ function writeIndicator(
   const before = issues.length;
   let parsed: Indicator | undefined;
   if (!isIndicatorTypeName(correlation.type)) {
-    issues.push({ path: `${path}.type`, message: `unknown indicator type ${JSON.stringify(correlation.type)}` });
+    issues.push({ path: `${path}.type`, message: `unknown indicator type ${shownInput(correlation.type)}` });
   } else {
     try {
       parsed = parseIndicator(correlation.indicator, correlation.type);
     } catch (error) {
       if (!InvalidIndicatorError.isInstance(error)) throw error;
-      issues.push({ path: `${path}.indicator`, message: error.reason });
+      // The value named (quoted, its control characters escaped): which one it was matters in a batch.
+      issues.push({ path: `${path}.indicator`, message: `${error.reason} (got ${shownInput(correlation.indicator)})` });
     }
   }
   const { confidence, verdict } = correlation;

@@ -1,5 +1,5 @@
 import type { Logger } from '@threatlib/core';
-import type { Clock, IntegrationHealth } from '@threatlib/core/integration';
+import { type Clock, type IntegrationHealth, setOwn } from '@threatlib/core/integration';
 import kafkajs, { type Admin, type Consumer, type EachBatchPayload, type KafkaMessage, type Producer } from 'kafkajs';
 import { QueueError } from '../errors/queue-error.js';
 import {
@@ -389,7 +389,8 @@ function textHeaders(headers: KafkaMessage['headers']): Record<string, string> {
   for (const [name, value] of Object.entries(headers ?? {})) {
     const single = Array.isArray(value) ? value[value.length - 1] : value;
     const text = headerText(single);
-    if (text !== undefined) out[name] = text;
+    // Own, whatever the name: a header named "__proto__" assigned would be lost (and not passed on to a retry).
+    if (text !== undefined) setOwn(out, name, text);
   }
   return out;
 }

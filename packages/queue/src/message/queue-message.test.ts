@@ -40,4 +40,24 @@ describe('QueueMessage', () => {
     const ok = `{"indicator":"8.8.8.8","meta":${'['.repeat(31)}${']'.repeat(31)}}`;
     expect(message(Buffer.from(ok)).json()).toMatchObject({ indicator: '8.8.8.8' });
   });
+
+  // Issue 21, finding 4: the REST server and the webhook receiver refuse it; a handler merging a message into an
+  // object would have it replace that object's prototype.
+  it.each([
+    ['{"indicator":"8.8.8.8","__proto__":{"isAdmin":true}}', '__proto__'],
+    ['{"indicator":"8.8.8.8","meta":{"list":[{"__proto__":{}}]}}', 'meta.list[0].__proto__'],
+    ['{"indicator":"8.8.8.8","\\u005f_proto__":{"isAdmin":true}}', '__proto__'],
+  ])('json() refuses a "__proto__" key at any depth, however it is spelt: %s', (text, at) => {
+    const received = message(Buffer.from(text));
+    expect(() => received.json()).toThrow(UnprocessableMessageError);
+    expect(() => received.json()).toThrow(`the key "__proto__" at ${JSON.stringify(at)} is refused`);
+    // The documented way still reads the text as it is.
+    expect(received.content).toBe(text);
+  });
+
+  it('json() keeps "constructor" and "prototype" as the keys they are', () => {
+    expect(message(Buffer.from('{"constructor":{"prototype":1}}')).json()).toEqual(
+      JSON.parse('{"constructor":{"prototype":1}}'),
+    );
+  });
 });

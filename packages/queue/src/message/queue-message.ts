@@ -1,4 +1,4 @@
-import { checkJsonStructure, type JsonStructureFault } from '@threatlib/core/integration';
+import { checkJsonStructure, type JsonStructureFault, prototypeKeyPath } from '@threatlib/core/integration';
 import { UnprocessableMessageError } from '../errors/unprocessable-message-error.js';
 
 /** How deep a message's JSON may nest; a deeper one is refused before it is parsed. */
@@ -26,7 +26,9 @@ export interface QueueMessage {
   /**
    * The body parsed as JSON, after a one-pass check of its structure: nesting deeper than
    * {@link MESSAGE_JSON_DEPTH_LIMIT} and an object that repeats a key (which `JSON.parse` would resolve silently, last
-   * one wins, where another reader keeps the first) are refused.
+   * one wins, where another reader keeps the first) are refused, and so is a `__proto__` key at any depth (as the REST
+   * server and the webhook receiver refuse it): a handler merging the message into an object would have it replace
+   * that object's prototype.
    *
    * @throws {UnprocessableMessageError} when it is not JSON or its structure is refused (so the message is
    *   dead-lettered with the reason, not retried).
@@ -62,8 +64,9 @@ export function createQueueMessage(fields: DeliveredMessage): QueueMessage {
       const text = content();
       const fault = checkJsonStructure(text, MESSAGE_JSON_DEPTH_LIMIT);
       if (fault) throw new UnprocessableMessageError(`message JSON refused: ${describeFault(fault)}`);
+      let parsed: unknown;
       try {
-        return JSON.parse(text) as T;
+        parsed = JSON.parse(text);
       } catch (error) {
         const shown = text.length > 80 ? `${text.slice(0, 80)}…` : text;
         throw new UnprocessableMessageError(
@@ -71,9 +74,20 @@ export function createQueueMessage(fields: DeliveredMessage): QueueMessage {
           { cause: error },
         );
       }
+      // Only when the text may spell the key (as it is, or with a \u escape): most messages never pay for the walk.
+      const mayHold = text.includes('__proto__') || text.includes('\\u');
+      const at = mayHold ? prototypeKeyPath(parsed, PROTO_KEY) : undefined;
+      if (at !== undefined) {
+        throw new UnprocessableMessageError(
+          `message JSON refused: the key "__proto__" at ${JSON.stringify(at)} is refused (prototype pollution); rename it`,
+        );
+      }
+      return parsed as T;
     },
   };
 }
+
+const PROTO_KEY: ReadonlySet<string> = new Set(['__proto__']);
 
 /** What a `consume` handler is: resolve to have the message acknowledged, throw to have it retried. */
 export type MessageHandler = (message: QueueMessage) => Promise<void> | void;

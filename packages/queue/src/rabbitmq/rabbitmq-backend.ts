@@ -1,5 +1,5 @@
 import type { Logger } from '@threatlib/core';
-import type { Clock, IntegrationHealth } from '@threatlib/core/integration';
+import { type Clock, type IntegrationHealth, setOwn } from '@threatlib/core/integration';
 import { type ChannelModel, type ConfirmChannel, type ConsumeMessage, connect, type Options } from 'amqplib';
 import { QueueError } from '../errors/queue-error.js';
 import {
@@ -536,7 +536,7 @@ function textHeaders(headers: Record<string, unknown> | undefined): Record<strin
   for (const [name, value] of Object.entries(headers ?? {})) {
     // Tables and arrays (the broker's x-death history) are not text; a handler has no use for them.
     if (value === null || value === undefined || (typeof value === 'object' && !Buffer.isBuffer(value))) continue;
-    out[name] = headerText(value) ?? '';
+    setOwn(out, name, headerText(value) ?? '');
   }
   return out;
 }

@@ -1,7 +1,9 @@
 import type { Alert, IndicatorType } from '@threatlib/core';
-import { alertSources, alertTime, numberText, primaryIndicator } from './alert-fields.js';
+import { lineSafeJson } from '@threatlib/core/integration';
+import { alertSources, alertTime, checkAlertSeverity, numberText, writtenIndicators } from './alert-fields.js';
 import { eventSeverity } from './alert-severity.js';
 import type { CefEvent } from './cef.js';
+import { oneLine } from './field-characters.js';
 import { type ProductIdentity, threatlibIdentity } from './product-identity.js';
 
 /** The CEF Device Event Class ID (signature id) of an alert. */
@@ -26,11 +28,15 @@ export const CEF_INDICATOR_FIELD: Readonly<Record<IndicatorType, string>> = {
 
 /**
  * An alert as a CEF event. Header: threatlib as vendor and product, `threat-alert` as signature id, the title as
- * Name (a line break, which CEF forbids in a header, becomes a space), the severity as 0–10 (`eventSeverity`).
- * Extension: `rt` (the alert's time, epoch ms), `externalId` (its id), `cat` (its severity name), `msg` (the
- * description), the first indicator in its dictionary field (`CEF_INDICATOR_FIELD`) with its type in `cs3` and its
- * confidence in `cfp1`, every indicator as JSON in `cs1`, their sources in `cs2` (comma-separated), the risk score in
- * `cfp2` and who raised the alert in `cs4`, each custom field with its `…Label`.
+ * Name (made one line by `oneLine`: line breaks and tabs, which CEF forbids in a header, become a space, other
+ * control characters U+FFFD), the severity as 0–10 (`eventSeverity`). Extension: `rt` (the alert's time, epoch ms),
+ * `externalId` (its id), `cat` (its severity name), `msg` (the description), the first indicator in its dictionary
+ * field (`CEF_INDICATOR_FIELD`) with its type in `cs3` and its confidence in `cfp1`, every indicator as JSON in
+ * `cs1`, their sources in `cs2` (comma-separated), the risk score in `cfp2` and who raised the alert in `cs4`, each
+ * custom field with its `…Label`. Indicator values are checked and normalised where they are written.
+ *
+ * @throws {EventFormatError} when the severity is not one of core's, or an indicator's value is not one indicator of
+ *   its type (naming each such value).
  *
  * @example
  * ```ts
@@ -39,13 +45,15 @@ export const CEF_INDICATOR_FIELD: Readonly<Record<IndicatorType, string>> = {
  * ```
  */
 export function cefEventForAlert(alert: Alert, identity: ProductIdentity = threatlibIdentity()): CefEvent {
+  checkAlertSeverity(alert, 'cef');
   const extension: Record<string, string> = {};
   const time = alertTime(alert);
   if (time !== undefined) extension.rt = numberText(time);
   extension.externalId = alert.id;
   extension.cat = alert.severity;
   if (alert.description !== undefined) extension.msg = alert.description;
-  const primary = primaryIndicator(alert);
+  const indicators = writtenIndicators(alert.indicators, 'cef');
+  const primary = indicators[0];
   if (primary) {
     const field = CEF_INDICATOR_FIELD[primary.type];
     if (field === 'c6a1') extension.c6a1Label = 'indicator';
@@ -57,7 +65,7 @@ export function cefEventForAlert(alert: Alert, identity: ProductIdentity = threa
       extension.cfp1 = numberText(primary.confidence);
     }
     extension.cs1Label = 'indicators';
-    extension.cs1 = JSON.stringify(alert.indicators);
+    extension.cs1 = lineSafeJson(JSON.stringify(indicators));
   }
   const sources = alertSources(alert);
   if (sources.length > 0) {
@@ -82,9 +90,4 @@ export function cefEventForAlert(alert: Alert, identity: ProductIdentity = threa
     severity: String(eventSeverity(alert)),
     extension,
   };
-}
-
-/** `text` with each run of line breaks replaced by a space. */
-export function oneLine(text: string): string {
-  return text.replace(/[\r\n]+/g, ' ');
 }

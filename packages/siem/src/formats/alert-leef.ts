@@ -1,5 +1,6 @@
 import type { Alert } from '@threatlib/core';
-import { alertSources, alertTime, numberText, primaryIndicator } from './alert-fields.js';
+import { lineSafeJson } from '@threatlib/core/integration';
+import { alertSources, alertTime, checkAlertSeverity, numberText, writtenIndicators } from './alert-fields.js';
 import { eventSeverity } from './alert-severity.js';
 import type { LeefEventInput, LeefVersion } from './leef.js';
 import { type ProductIdentity, threatlibIdentity } from './product-identity.js';
@@ -23,7 +24,11 @@ export interface LeefAlertOptions {
  * with `devTimeFormat`, `sev` (1–10, `eventSeverity`), `cat` (the severity name), `alertId`, `title`, `description`,
  * the first indicator as `dst` when it is an IP address and `url` when a URL, and always as `indicator` with
  * `indicatorType` and `confidence`, every indicator as JSON in `indicators`, their sources (comma-separated) in
- * `sources`, `riskScore`, and who raised it in `alertSource`.
+ * `sources`, `riskScore`, and who raised it in `alertSource`. Indicator values are checked and normalised where
+ * they are written.
+ *
+ * @throws {EventFormatError} when the severity is not one of core's, or an indicator's value is not one indicator of
+ *   its type (naming each such value).
  *
  * @example
  * ```ts
@@ -36,6 +41,7 @@ export function leefEventForAlert(
   options: LeefAlertOptions = {},
   identity: ProductIdentity = threatlibIdentity(),
 ): LeefEventInput {
+  checkAlertSeverity(alert, 'leef');
   const attributes: Record<string, string> = {};
   const time = alertTime(alert);
   if (time !== undefined) {
@@ -47,14 +53,15 @@ export function leefEventForAlert(
   attributes.alertId = alert.id;
   attributes.title = alert.title;
   if (alert.description !== undefined) attributes.description = alert.description;
-  const primary = primaryIndicator(alert);
+  const indicators = writtenIndicators(alert.indicators, 'leef');
+  const primary = indicators[0];
   if (primary) {
     if (primary.type === 'ipv4' || primary.type === 'ipv6') attributes.dst = primary.value;
     if (primary.type === 'url') attributes.url = primary.value;
     attributes.indicator = primary.value;
     attributes.indicatorType = primary.type;
     if (primary.confidence !== undefined) attributes.confidence = numberText(primary.confidence);
-    attributes.indicators = JSON.stringify(alert.indicators);
+    attributes.indicators = lineSafeJson(JSON.stringify(indicators));
   }
   const sources = alertSources(alert);
   if (sources.length > 0) attributes.sources = sources.join(',');

@@ -5,6 +5,7 @@
  * produce something a lenient parser guesses right.
  */
 
+import { CONTROL_OR_SEPARATOR, codePointName } from '@threatlib/core/integration';
 import { CEF_SEVERITY_WORDS, type CefEvent, isCefSeverity } from './cef.js';
 import { EventFormatError, excerpt } from './event-format-error.js';
 import { readPipeHeader } from './pipe-header.js';
@@ -20,7 +21,8 @@ const FIRST_KEY = /[A-Za-z0-9]+=/y;
  * required); in the header, a backslash not followed by `|` or `\`, or a line break; a severity CEF does not define;
  * in the extension, a pair not of the form `key=value` with a letters-and-digits key, a space before the first key,
  * an `=` inside a value that is not escaped, an escape other than `\\`, `\=`, `\n`, `\r`, a raw line break, and a key
- * given twice.
+ * given twice. Beyond the standard, any other raw control or separator character (NUL, a tab, NEL, U+2028...) is
+ * refused too: receivers may end a record at it, and `formatCef` never writes one.
  *
  * @throws {EventFormatError} naming what is wrong and where (`position`).
  */
@@ -88,6 +90,7 @@ function parseExtension(
       continue;
     }
     if (c === '\n' || c === '\r') fail('a line break in an extension value must be written \\n or \\r', i);
+    if (CONTROL_OR_SEPARATOR.test(c)) fail(`an extension value has the raw control character ${codePointName(c)}`, i);
     if (c === '=') {
       // Either the "=" of the next pair (" key=" follows the value) or one the formatter failed to escape.
       let keyStart = i;

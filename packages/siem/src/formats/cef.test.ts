@@ -79,8 +79,15 @@ describe('CEF as the Implementation Standard writes it', () => {
   });
 
   it.each([
-    [{ name: 'two\nlines' }, 'name has a line break'],
-    [{ deviceVendor: 'a\rb' }, 'deviceVendor has a line break'],
+    [{ name: 'two\nlines' }, 'name has the control or line-separator character U+000A'],
+    [{ deviceVendor: 'a\rb' }, 'deviceVendor has the control or line-separator character U+000D'],
+    [{ deviceProduct: 'a\u0000b' }, 'deviceProduct has the control or line-separator character U+0000'],
+    [{ deviceVersion: '1\u0085' }, 'deviceVersion has the control or line-separator character U+0085'],
+    [{ deviceEventClassId: 'a\u2028b' }, 'deviceEventClassId has the control or line-separator character U+2028'],
+    [{ name: 'a\u2029b' }, 'name has the control or line-separator character U+2029'],
+    [{ name: 'a\u000bb' }, 'name has the control or line-separator character U+000B'],
+    [{ name: 'a\u000cb' }, 'name has the control or line-separator character U+000C'],
+    [{ name: 'a\tb' }, 'name has the control or line-separator character U+0009'],
     [{ severity: '11' }, 'severity must be an integer 0 to 10'],
     [{ severity: 'high' }, 'severity must be an integer 0 to 10'],
     [{ version: 2 }, 'version must be 0 or 1'],

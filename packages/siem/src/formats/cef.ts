@@ -14,9 +14,15 @@
  *   Very-High) or one of Unknown, Low, Medium, High, Very-High.
  * - Extension keys are the dictionary's names (`src`, `dhost`, `msg`, `cs1`, `cs1Label`...) or custom ones, which
  *   consist of letters and digits only.
+ *
+ * CEF has no escape for the other control characters, and receivers end a record at NUL, NEL or any line break. So
+ * (see ./field-characters.ts): a header field with any control or line-separator character is refused; in a value,
+ * VT, FF, NEL, U+2028 and U+2029 are written `\n` like LF, a tab a space, every other control character U+FFFD. The
+ * line this formatter writes never holds a raw control or separator character.
  */
 
 import { EventFormatError } from './event-format-error.js';
+import { checkHeaderField, controlInValue } from './field-characters.js';
 
 /** A CEF event: the seven header fields and the extension's pairs (in the order given). */
 export interface CefEvent {
@@ -51,9 +57,12 @@ function escapeCefHeader(value: string): string {
   return value.replace(/[\\|]/g, (c) => `\\${c}`);
 }
 
-/** An extension value with `\`, `=` and line breaks escaped. */
+/** What an extension value escapes or replaces: `\`, `=`, and every control and separator character. */
+const CEF_VALUE_SPECIAL = /[\\=\p{Cc}\u2028\u2029]/gu;
+
+/** An extension value with `\` and `=` escaped, line breaks written `\n` (`\r`), other controls replaced. */
 function escapeCefValue(value: string): string {
-  return value.replace(/[\\=\n\r]/g, (c) => (c === '\n' ? '\\n' : c === '\r' ? '\\r' : `\\${c}`));
+  return value.replace(CEF_VALUE_SPECIAL, (c) => (c === '\\' || c === '=' ? `\\${c}` : controlInValue(c, ' ')));
 }
 
 /**
@@ -67,8 +76,8 @@ function escapeCefValue(value: string): string {
  * // 'CEF:0|threatlib|threatlib|1.0|threat-alert|Phishing \| domain|8|dhost=evil.example msg=a\=b\nsecond line'
  * ```
  *
- * @throws {EventFormatError} when a header field has a line break, the severity or version is not one CEF allows,
- *   or an extension key is not letters and digits.
+ * @throws {EventFormatError} when a header field has a line break or another control or separator character, the
+ *   severity or version is not one CEF allows, or an extension key is not letters and digits.
  */
 export function formatCef(event: CefEvent): string {
   if (event.version !== 0 && event.version !== 1) {
@@ -89,9 +98,7 @@ export function formatCef(event: CefEvent): string {
     ['name', event.name],
   ] as const;
   const fields = header.map(([field, value]) => {
-    if (/[\r\n]/.test(value)) {
-      throw new EventFormatError('cef', `${field} has a line break; CEF allows them only in extension values`);
-    }
+    checkHeaderField('cef', field, value);
     return escapeCefHeader(value);
   });
   const pairs = Object.entries(event.extension).map(([key, value]) => {

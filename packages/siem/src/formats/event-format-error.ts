@@ -1,19 +1,22 @@
 import { ThreatlibError } from '@threatlib/core';
 
 /** The event formats a {@link EventFormatError} is about. */
-export type EventFormatName = 'cef' | 'leef';
+export type EventFormatName = 'cef' | 'leef' | 'json';
 
 /**
- * Thrown when an event cannot be written in CEF or LEEF (a header value with a line break, a key the format does
- * not allow), or when a line is not CEF or LEEF as its specification defines it (an unescaped delimiter, an escape
- * sequence the format does not have, a missing header field). `position` is the offset in the line where parsing
- * stopped; the message quotes at most a few characters around it.
+ * Thrown when an event cannot be written in CEF, LEEF or JSON (a header value with a line break or another control
+ * character, a key the format does not allow, an indicator value that is not one indicator of its type), or when a
+ * line is not CEF or LEEF as its specification defines it (an unescaped delimiter, an escape sequence the format does
+ * not have, a missing header field). `position` is the offset in the line where parsing stopped; the message quotes
+ * at most a few characters around it. Never retryable: the same event fails the same way.
  */
 export class EventFormatError extends ThreatlibError {
   declare readonly code: 'EVENT_FORMAT_INVALID';
   readonly format: EventFormatName;
   /** Offset in the parsed line where the problem is; undefined when formatting. */
   readonly position: number | undefined;
+  /** Always false: writing the same event again fails the same way (the client does not retry the delivery). */
+  readonly isRetryable = false;
 
   constructor(format: EventFormatName, message: string, position?: number) {
     super('EVENT_FORMAT_INVALID', `${format.toUpperCase()}: ${message}`);

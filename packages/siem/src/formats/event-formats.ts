@@ -15,7 +15,8 @@ export type EventFormat = (typeof EVENT_FORMATS)[number];
  * An alert as one event line in `format`: JSON (`jsonForAlert`), CEF (`cefEventForAlert`) or LEEF
  * (`leefEventForAlert`, with `leef`'s version and delimiter).
  *
- * @throws {EventFormatError} when the event cannot be written (a LEEF delimiter that cannot be one).
+ * @throws {EventFormatError} when the event cannot be written (a LEEF delimiter that cannot be one, an indicator value
+ *   that is not one indicator of its type).
  */
 export function formatAlert(alert: Alert, format: EventFormat, leef: LeefAlertOptions = {}): string {
   if (format === 'cef') return formatCef(cefEventForAlert(alert));

@@ -3,6 +3,7 @@
  * escapes ./leef.ts writes (see there for the rules). It refuses anything else with the position of the fault.
  */
 
+import { CONTROL_OR_SEPARATOR, codePointName } from '@threatlib/core/integration';
 import { EventFormatError, excerpt } from './event-format-error.js';
 import { LEEF_KEY, type LeefEvent, type LeefVersion, leefDelimiterProblem } from './leef.js';
 import { readPipeHeader } from './pipe-header.js';
@@ -18,7 +19,9 @@ const HEX_DELIMITER = /^(?:0x|x)([0-9a-f]{2})$/i;
  * the header, a backslash not followed by `|` or `\`, or a line break; a LEEF 2.0 delimiter that cannot be one (`|`,
  * `=`, `\`, a line break); an attribute without `=` (which is what a delimiter left unescaped in a value turns
  * into), an empty attribute (a doubled or trailing delimiter), a key with whitespace, `|` or `\`, a backslash not
- * starting `\\`, `\n`, `\r` or `\t`, a raw line break, and a key given twice.
+ * starting `\\`, `\n`, `\r` or `\t`, a raw line break, any other raw control or separator character in a value (a tab
+ * that is not the delimiter, NUL, NEL, U+2028...: receivers may end a record at it, and `formatLeef` never writes
+ * one), and a key given twice.
  *
  * @throws {EventFormatError} naming what is wrong and where (`position`).
  */
@@ -107,10 +110,12 @@ function attributes(
         continue;
       }
       if (c === '\n' || c === '\r') fail('a line break in a value must be written \\n or \\r', i);
+      if (CONTROL_OR_SEPARATOR.test(c)) fail(`a value has the raw control character ${codePointName(c)}`, i);
       value += c;
       i += 1;
     }
-    result[key] = value;
+    // Defined, not assigned: a `__proto__` key is an attribute like any other, not the object's prototype.
+    Object.defineProperty(result, key, { value, enumerable: true, writable: true, configurable: true });
     if (i >= line.length) break;
     i += 1; // the delimiter
     if (i === line.length) fail(`an empty attribute (a trailing ${shown} delimiter)`, pairStart);

@@ -105,8 +105,14 @@ describe('LEEF as IBM defines it', () => {
   });
 
   it.each([
-    [{ vendor: 'a\nb' }, 'vendor has a line break'],
-    [{ eventId: 'a\rb' }, 'eventId has a line break'],
+    [{ vendor: 'a\nb' }, 'vendor has the control or line-separator character U+000A'],
+    [{ eventId: 'a\rb' }, 'eventId has the control or line-separator character U+000D'],
+    [{ product: 'a\u0000b' }, 'product has the control or line-separator character U+0000'],
+    [{ productVersion: '1\u0085' }, 'productVersion has the control or line-separator character U+0085'],
+    [{ eventId: 'a\u2028b' }, 'eventId has the control or line-separator character U+2028'],
+    [{ vendor: 'a\u2029b' }, 'vendor has the control or line-separator character U+2029'],
+    [{ attributes: { 'a\u0000b': 'x' } }, 'attribute key "a\\u0000b" must be non-empty'],
+    [{ attributes: { 'a\u0085b': 'x' } }, 'attribute key "a\\u0085b" must be non-empty'],
     [{ version: '3.0' }, 'version must be 1.0 or 2.0'],
     [{ attributes: { 'a b': 'x' } }, 'attribute key "a b" must be non-empty'],
     [{ attributes: { 'a=b': 'x' } }, 'attribute key "a=b"'],
@@ -114,11 +120,26 @@ describe('LEEF as IBM defines it', () => {
     [{ delimiter: '|' }, 'delimiter cannot be "|"'],
     [{ delimiter: '=' }, 'delimiter cannot be "="'],
     [{ delimiter: '\\' }, 'delimiter cannot be "\\\\"'],
-    [{ delimiter: '\n' }, 'delimiter cannot be "\\n"'],
+    [{ delimiter: '\n' }, 'delimiter cannot be the control character "\\n"'],
+    [{ delimiter: '\u0000' }, 'delimiter cannot be the control character "\\u0000"'],
+    [{ delimiter: '\u000b' }, 'delimiter cannot be the control character "\\u000b"'],
     [{ delimiter: '^^' }, 'delimiter must be one US-ASCII character'],
     [{ delimiter: '¦' }, 'delimiter must be one US-ASCII character'],
   ])('refuses to write %j', (change, message) => {
     expect(errorOf(() => formatLeef({ ...v2, ...change } as LeefEventInput)).message).toContain(message);
+  });
+});
+
+// Issue 21, finding 4: the parser assigned each attribute, so a "__proto__" attribute became the result's prototype.
+describe('LEEF attributes named like prototype keys', () => {
+  it('are written and read back as attributes', () => {
+    const attributes = JSON.parse('{"__proto__":"x","constructor":"y","prototype":"z"}') as Record<string, string>;
+    const line = formatLeef({ ...v2, delimiter: '^', attributes });
+    expect(line).toBe('LEEF:2.0|Lancope|StealthWatch|1.0|41|^|__proto__=x^constructor=y^prototype=z');
+    const parsed = parseLeef(line).attributes;
+    expect(Object.keys(parsed)).toEqual(['__proto__', 'constructor', 'prototype']);
+    expect(Object.getPrototypeOf(parsed)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(parsed, '__proto__')?.value).toBe('x');
   });
 });
 

@@ -20,9 +20,18 @@
  * delimiter (`x09`), which the header announces; a tab in a value is then written `\t`, as it always is in LEEF 1.0.
  * Backslashes and line breaks in values are written `\\`, `\n` and `\r`, the CEF convention QRadar shows verbatim,
  * so that a value never ends the record or turns into a delimiter.
+ *
+ * LEEF has no escape for the other control characters either, and receivers end a record at NUL, NEL or any line
+ * break. So (see ./field-characters.ts): a header field with any control or line-separator character is refused; in
+ * a value, a tab is always written `\t` (IBM: "Values must not contain tabs"), VT, FF, NEL, U+2028 and U+2029 `\n`
+ * like LF, every other control character U+FFFD; a key or a delimiter cannot be a control character (a tab
+ * delimiter excepted). The line this formatter writes never holds a raw control or separator character other than
+ * the tabs that delimit.
  */
 
+import { quoteForDisplay } from '@threatlib/core/integration';
 import { EventFormatError } from './event-format-error.js';
+import { checkHeaderField, controlInValue } from './field-characters.js';
 
 /** The LEEF versions. */
 export const LEEF_VERSIONS = ['1.0', '2.0'] as const;
@@ -54,16 +63,20 @@ export type LeefEventInput = Omit<LeefEvent, 'delimiter'> & {
 /** The LEEF 2.0 delimiter used when none is asked for: IBM's own example's caret. */
 export const DEFAULT_LEEF_DELIMITER = '^';
 
-/** A valid attribute key: no whitespace, `=`, `|` or `\`. */
-export const LEEF_KEY = /^[^\s=|\\]+$/;
+/** A valid attribute key: no whitespace, control or separator character, `=`, `|` or `\`. */
+export const LEEF_KEY = /^[^\s\p{Cc}=|\\]+$/u;
 
 /**
- * Why `delimiter` cannot separate LEEF attributes, or undefined when it can: one US-ASCII character other than NUL,
- * a line break, `|` (the header's), `=` (the pairs') and `\` (the escapes').
+ * Why `delimiter` cannot separate LEEF attributes, or undefined when it can: a tab or one printable US-ASCII
+ * character (a space included) other than `|` (the header's), `=` (the pairs') and `\` (the escapes'). No other
+ * control character: a receiver may end the record at it.
  */
 export function leefDelimiterProblem(delimiter: string): string | undefined {
   if (delimiter.length !== 1 || delimiter.charCodeAt(0) > 0x7e) return 'must be one US-ASCII character';
-  if (/[\0\n\r|=\\]/.test(delimiter)) return `cannot be ${JSON.stringify(delimiter)}`;
+  if (/[|=\\]/.test(delimiter)) return `cannot be ${JSON.stringify(delimiter)}`;
+  if (delimiter !== '\t' && delimiter.charCodeAt(0) < 0x20) {
+    return `cannot be the control character ${JSON.stringify(delimiter)} (a tab or a printable character)`;
+  }
   return undefined;
 }
 
@@ -78,10 +91,12 @@ function escapeLeefHeader(value: string): string {
   return value.replace(/[\\|]/g, (c) => `\\${c}`);
 }
 
-/** An attribute value with `\` and line breaks escaped, and tabs too when the delimiter is a tab. */
-function escapeLeefValue(value: string, delimiter: string): string {
-  const special = delimiter === '\t' ? /[\\\n\r\t]/g : /[\\\n\r]/g;
-  return value.replace(special, (c) => (c === '\n' ? '\\n' : c === '\r' ? '\\r' : c === '\t' ? '\\t' : '\\\\'));
+/** What an attribute value escapes or replaces: `\` and every control and separator character. */
+const LEEF_VALUE_SPECIAL = /[\\\p{Cc}\u2028\u2029]/gu;
+
+/** An attribute value with `\`, tabs and line breaks escaped, other controls replaced. */
+function escapeLeefValue(value: string): string {
+  return value.replace(LEEF_VALUE_SPECIAL, (c) => (c === '\\' ? '\\\\' : controlInValue(c, '\\t')));
 }
 
 /**
@@ -97,7 +112,7 @@ export function resolveLeefDelimiter(event: LeefEventInput): string {
   if (problem) throw new EventFormatError('leef', `delimiter ${problem}`);
   if (wanted === '\t') return wanted;
   for (const [key, value] of Object.entries(event.attributes)) {
-    if (key.includes(wanted) || escapeLeefValue(value, wanted).includes(wanted)) return '\t';
+    if (key.includes(wanted) || escapeLeefValue(value).includes(wanted)) return '\t';
   }
   return wanted;
 }
@@ -112,8 +127,9 @@ export function resolveLeefDelimiter(event: LeefEventInput): string {
  * // 'LEEF:2.0|threatlib|threatlib|1.0|ThreatAlert|x09|sev=8\ttitle=a^b' (a value holds "^", so a tab delimits)
  * ```
  *
- * @throws {EventFormatError} when the version is not 1.0 or 2.0, a header field has a line break, a key is empty or
- *   has whitespace, `=`, `|` or `\`, or the delimiter asked for cannot be one.
+ * @throws {EventFormatError} when the version is not 1.0 or 2.0, a header field has a line break or another control
+ *   or separator character, a key is empty or has whitespace, a control character, `=`, `|` or `\`, or the
+ *   delimiter asked for cannot be one.
  */
 export function formatLeef(event: LeefEventInput): string {
   if (!(LEEF_VERSIONS as readonly string[]).includes(event.version)) {
@@ -126,20 +142,20 @@ export function formatLeef(event: LeefEventInput): string {
     ['eventId', event.eventId],
   ] as const;
   const fields = header.map(([field, value]) => {
-    if (/[\r\n]/.test(value)) throw new EventFormatError('leef', `${field} has a line break; a header is one line`);
+    checkHeaderField('leef', field, value);
     return escapeLeefHeader(value);
   });
   for (const key of Object.keys(event.attributes)) {
     if (!LEEF_KEY.test(key)) {
       throw new EventFormatError(
         'leef',
-        `attribute key ${JSON.stringify(key)} must be non-empty, without whitespace, "=", "|" or "\\"`,
+        `attribute key ${quoteForDisplay(key)} must be non-empty, without whitespace, control characters, "=", "|" or "\\"`,
       );
     }
   }
   const delimiter = resolveLeefDelimiter(event);
   const attributes = Object.entries(event.attributes)
-    .map(([key, value]) => `${key}=${escapeLeefValue(value, delimiter)}`)
+    .map(([key, value]) => `${key}=${escapeLeefValue(value)}`)
     .join(delimiter);
   const delimiterField = event.version === '2.0' ? `${leefDelimiterField(delimiter)}|` : '';
   return `LEEF:${event.version}|${fields.join('|')}|${delimiterField}${attributes}`;

@@ -1,10 +1,13 @@
+import { CONTROL_OR_SEPARATOR, codePointName } from '@threatlib/core/integration';
+
 /** How a parser gives up: throws its format's error for `message` at `position` of the line. */
 type Fail = (message: string, position: number) => never;
 
 /**
  * Reads the `|`-separated header fields of a CEF or LEEF line from `start` (just past `CEF:0|` or `LEEF:2.0|`), one
  * per name of `fields`, each closed by an unescaped `|`. Both formats escape only `\|` and `\\` there and allow no line
- * break; anything else is refused through `fail`, naming the field.
+ * break (nor, here, any other control or separator character); anything else is refused through `fail`, naming the
+ * field.
  *
  * @returns the unescaped values, in order, and the offset just past the last closing `|`.
  */
@@ -33,6 +36,7 @@ export function readPipeHeader(
         continue;
       }
       if (c === '\n' || c === '\r') return fail(`${field} has a line break`, i);
+      if (CONTROL_OR_SEPARATOR.test(c)) return fail(`${field} has the control character ${codePointName(c)}`, i);
       value += c;
       i += 1;
     }

@@ -21,6 +21,7 @@ import { createTestPki, type TestPki } from '@threatlib/siem-emulator';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cefEventForAlert } from '../formats/alert-cef.js';
 import { parseCef } from '../formats/cef-parser.js';
+import { cefEventAfter } from '../formats/hostile-alerts.test-suite.js';
 import { parseLeef } from '../formats/leef-parser.js';
 import { SyslogReceiver } from './syslog-receiver.test-suite.js';
 
@@ -96,7 +97,7 @@ describe('enterprise.siemIntegration', () => {
     await client.alerts.settled();
 
     const messages = await receiver.received(2);
-    expect(parseCef(msgOf(messages[0] as string))).toEqual(cefEventForAlert(given));
+    expect(parseCef(msgOf(messages[0] as string))).toEqual(cefEventAfter(cefEventForAlert(given)));
     const concluded = parseCef(msgOf(messages[1] as string));
     expect(concluded.extension.dhost).toBe('evil.threatlib-test.net');
     expect(concluded.name).not.toBe(given.title);
@@ -200,7 +201,7 @@ describe('enterprise.siemIntegration', () => {
     expect(alert.deliveries).toMatchObject([{ status: 'delivered', result: { format: 'cef', status: 200 } }]);
     expect(seen).toHaveLength(1);
     expect(seen[0]?.headers.authorization).toBe('Splunk not-a-real-token-1234');
-    expect(parseCef(seen[0]?.body as string)).toEqual(cefEventForAlert(alert));
+    expect(parseCef(seen[0]?.body as string)).toEqual(cefEventAfter(cefEventForAlert(alert)));
   });
 
   it('refuses plain syslog+tcp at start() while security.enforceHttps is on, and takes it when it is off', async () => {

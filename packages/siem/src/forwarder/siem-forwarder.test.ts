@@ -8,8 +8,14 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { cefEventForAlert } from '../formats/alert-cef.js';
 import { leefEventForAlert } from '../formats/alert-leef.js';
 import { parseCef } from '../formats/cef-parser.js';
-import { hostileAlert } from '../formats/hostile-alerts.test-suite.js';
-import { resolveLeefDelimiter } from '../formats/leef.js';
+import { EventFormatError } from '../formats/event-format-error.js';
+import {
+  cefEventAfter,
+  hostileAlert,
+  leefEventAfter,
+  leefValueAfter,
+  RAW_CONTROL,
+} from '../formats/hostile-alerts.test-suite.js';
 import { parseLeef } from '../formats/leef-parser.js';
 import { SiemForwarder } from './siem-forwarder.js';
 import { SiemForwarderError } from './siem-forwarder-error.js';
@@ -95,12 +101,10 @@ describe('the forwarder over syslog+tls (RFC 5425) to a TLS receiver with a test
       messages.forEach((syslog, i) => {
         const alert = alerts[i] as Alert;
         const msg = messageOf(syslog, alert);
-        if (format === 'cef') expect(parseCef(msg)).toEqual(cefEventForAlert(alert));
-        if (format === 'leef') {
-          const event = leefEventForAlert(alert, extra.leef);
-          const { delimiter: _asked, ...rest } = event;
-          expect(parseLeef(msg)).toEqual({ ...rest, delimiter: resolveLeefDelimiter(event) });
-        }
+        // One record: no raw control or separator character (the tabs that delimit LEEF 1.0 aside).
+        expect(msg.replaceAll('\t', '')).not.toMatch(RAW_CONTROL);
+        if (format === 'cef') expect(parseCef(msg)).toEqual(cefEventAfter(cefEventForAlert(alert)));
+        if (format === 'leef') expect(parseLeef(msg)).toEqual(leefEventAfter(leefEventForAlert(alert, extra.leef)));
         if (format === 'json') {
           const { deliveries: _deliveries, ...record } = alert;
           expect(JSON.parse(msg)).toEqual(record);
@@ -187,8 +191,24 @@ describe('the forwarder over syslog+tcp (RFC 6587)', () => {
     expect(server.errors).toEqual([]);
     messages.forEach((syslog, i) => {
       const alert = alerts[i] as Alert;
-      expect(parseCef(messageOf(syslog, alert))).toEqual(cefEventForAlert(alert));
+      expect(parseCef(messageOf(syslog, alert))).toEqual(cefEventAfter(cefEventForAlert(alert)));
     });
+  });
+
+  it('refuses a stored alert whose indicator is not one indicator, sending nothing for it and not retrying', async () => {
+    const server = await receiver(false);
+    const sender = forwarder({ endpoint: `syslog+tcp://127.0.0.1:${server.port}`, format: 'cef' }, true);
+    const [good] = sample(1, 9) as [Alert];
+    // As a shared database may hand it back: never accepted by threatlib, one value that is two lines.
+    const poisoned: Alert = { ...good, indicators: [{ type: 'ipv4', value: '198.51.100.7\n0.0.0.0/0' }] };
+    const error = await sender.sendAlert(poisoned).catch((e: unknown) => e);
+    expect(EventFormatError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ isRetryable: false });
+    expect((error as Error).message).toContain('indicators[0].value: Invalid indicator "198.51.100.7\\n0.0.0.0/0"');
+    await sender.sendAlert(good);
+    const messages = await server.received(1);
+    expect(messages).toHaveLength(1);
+    expect(sender.health()).toMatchObject({ healthy: true, sent: 1, failed: 1 });
   });
 
   it('closes its connection on stop(), after what was written', async () => {
@@ -263,9 +283,9 @@ describe('the forwarder over HTTPS', () => {
         expect(JSON.parse(request.body)).toEqual(record);
       } else if (i < 60) {
         expect(request.headers['content-type']).toBe('text/plain; charset=utf-8');
-        expect(parseCef(request.body)).toEqual(cefEventForAlert(alert));
+        expect(parseCef(request.body)).toEqual(cefEventAfter(cefEventForAlert(alert)));
       } else {
-        expect(parseLeef(request.body).attributes.title).toBe(alert.title);
+        expect(parseLeef(request.body).attributes.title).toBe(leefValueAfter(alert.title));
       }
     });
   });

@@ -13,6 +13,7 @@ import {
   redactText,
   type SendAlertOptions,
 } from '@threatlib/core/integration';
+import { EventFormatError } from '../formats/event-format-error.js';
 import { formatAlert } from '../formats/event-formats.js';
 import { type ForwarderPolicy, parseForwarderOptions, type ResolvedForwarderOptions } from './forwarder-options.js';
 import { HttpsPoster } from './https-poster.js';
@@ -138,12 +139,13 @@ export class SiemForwarder implements Integration {
    * Sends `alert` once, in the configured format.
    *
    * @throws {SiemForwarderError} naming the endpoint and why; `isRetryable` says whether another attempt may help.
-   * @throws {EventFormatError} when the event cannot be written (never for a stored alert).
+   * @throws {EventFormatError} when the event cannot be written: an indicator value that is not one indicator of its
+   *   type (a stored alert read back from a shared database may hold one); nothing is sent, and it is not retried.
    */
   async sendAlert(alert: Alert, options: SendAlertOptions = {}): Promise<ForwardReceipt> {
     const { format, display, leef } = this.options;
-    const event = formatAlert(alert, format, leef);
     try {
+      const event = formatAlert(alert, format, leef);
       const receipt = this.#syslog
         ? { format, endpoint: display, bytes: await this.#syslog.write(this.#frame(alert, event), options.signal) }
         : await this.#post(event, options.signal);
@@ -151,7 +153,10 @@ export class SiemForwarder implements Integration {
       this.#lastError = undefined;
       return receipt;
     } catch (error) {
-      const failure = SiemForwarderError.isInstance(error) ? error : this.#failure(error, options.signal);
+      const failure =
+        SiemForwarderError.isInstance(error) || EventFormatError.isInstance(error)
+          ? error
+          : this.#failure(error, options.signal);
       this.#failed += 1;
       this.#lastError = failure.message;
       throw failure;

@@ -43,6 +43,10 @@ export const REFUSED_FILTERS: readonly RefusedFilter[] = [
   { filter: { 'results.confidence': { $accumulator: {} } }, path: 'results.confidence.$accumulator' },
   { filter: { $or: [{ indicator: 'a' }, { $where: 'true' }] }, path: '$or[1].$where' },
   { filter: { indicator: { $regex: '^(a+)+$' } }, path: 'indicator.$regex' },
+  // A key naming the prototype: copied by assignment, it made the filter {}, which matches every record.
+  { filter: JSON.parse('{"__proto__": {"severity": "high"}}'), path: '__proto__' },
+  { filter: JSON.parse('{"$or": [{"__proto__": {"severity": "high"}}]}'), path: '$or[0].__proto__' },
+  { filter: { 'results.constructor.prototype': 1 }, path: 'results.constructor.prototype' },
 ];
 
 /** Options of {@link storageCompliance}. */

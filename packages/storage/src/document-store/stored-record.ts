@@ -6,8 +6,13 @@ const MAX_DEPTH = 64;
 
 /**
  * A copy of a record fit to store: plain data only (JSON-like values and dates), no field name that starts with `$`
- * or holds a NUL at any depth, no top-level field name with a `.`, and the top-level date fields (`DATE_FIELDS`) given
- * as ISO 8601 strings turned into dates. Walks without recursion, so no record can exhaust the stack.
+ * or holds a NUL and no `__proto__` field at any depth, no top-level field name with a `.`, and the top-level date
+ * fields (`DATE_FIELDS`) given as ISO 8601 strings turned into dates. Walks without recursion, so no record can
+ * exhaust the stack.
+ *
+ * A `__proto__` field is refused rather than stored: JSON makes it an ordinary key, but every copy made by assignment
+ * (this one's, a reader's, a driver's) turns it into the object's prototype, so what was stored would not be what
+ * comes back. `constructor` and `prototype` are stored as the fields they are.
  *
  * @throws {ValidationError} `Invalid <subject>: <path>: <reason>` naming the first field that cannot be stored.
  */
@@ -61,6 +66,9 @@ export function storableRecord(record: unknown, subject: string): Record<string,
 }
 
 function checkKey(subject: string, key: string, path: string, topLevel: boolean): void {
+  if (key === '__proto__') {
+    refuse(subject, path, 'a field named "__proto__" is refused: a copy of the record would make it its prototype');
+  }
   if (key.startsWith('$')) refuse(subject, path, `a field name may not start with "$"`);
   if (key.includes('\0')) refuse(subject, path, 'a field name may not hold a NUL character');
   if (topLevel && key.includes('.')) refuse(subject, path, 'a top-level field name may not hold a "."');

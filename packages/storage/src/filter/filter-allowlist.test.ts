@@ -115,3 +115,44 @@ describe('checkFilter refuses, naming the key and where it is', () => {
     expect(refusal({ a: { $in: long } }).issues[0]?.message).toMatch(`more than ${FILTER_LIMITS.maxArray} values`);
   });
 });
+
+// Issue 21, finding 4: JSON.parse makes "__proto__" an ordinary key; a copy made by assignment turned it into the
+// copy's prototype, so `{"__proto__": {"severity": "high"}}` came back as `{}` and matched every record.
+describe('checkFilter refuses keys that name an object’s prototype, anywhere', () => {
+  it.each([
+    ['{"__proto__":{"severity":"high"}}', '__proto__'],
+    ['{"$or":[{"__proto__":{"severity":"high"}}]}', '$or[0].__proto__'],
+    ['{"$and":[{"indicator":"a.example"},{"__proto__":{"severity":"high"}}]}', '$and[1].__proto__'],
+    ['{"$nor":[{"$or":[{"constructor":{"prototype":1}}]}]}', '$nor[0].$or[0].constructor'],
+    ['{"prototype":1}', 'prototype'],
+    ['{"results.__proto__.severity":"high"}', 'results.__proto__.severity'],
+    ['{"results.constructor":"x"}', 'results.constructor'],
+    ['{"severity":{"__proto__":{"$gte":1}}}', 'severity.__proto__'],
+    ['{"severity":{"$gte":1,"constructor":2}}', 'severity.constructor'],
+    ['{"results":{"__proto__":{"verdict":"clean"}}}', 'results.__proto__'],
+    ['{"results":{"a":[{"b":{"prototype":{}}}]}}', 'results.a[0].b.prototype'],
+    ['{"tags":{"$in":[{"__proto__":{}}]}}', 'tags.$in[0].__proto__'],
+  ])('%s', (json, path) => {
+    const error = refusal(JSON.parse(json));
+    expect(error.issues[0]?.path).toBe(path);
+    expect(error.message).toMatch(/is refused: it names an object's prototype, not a field/);
+  });
+
+  it('never returns a filter that matches more than the one given', () => {
+    const before = refusal(JSON.parse('{"__proto__":{"severity":"high"}}'));
+    expect(before.issues).toHaveLength(1);
+    // A field whose name merely contains those words is a field like any other.
+    expect(checkFilter({ proto: 1, constructors: 2, 'results.prototypeCount': 3 })).toEqual({
+      proto: 1,
+      constructors: 2,
+      'results.prototypeCount': 3,
+    });
+  });
+
+  it('builds its copy of objects without a prototype', () => {
+    const checked = checkFilter({ $or: [{ results: { verdict: 'clean' } }], severity: { $in: ['high'] } });
+    expect(Object.getPrototypeOf(checked)).toBeNull();
+    expect(Object.getPrototypeOf((checked.$or as Array<Record<string, unknown>>)[0]?.results)).toBeNull();
+    expect(Object.getPrototypeOf(checked.severity)).toBeNull();
+  });
+});

@@ -1,4 +1,5 @@
 import { type ConfigurationIssue, ValidationError } from '@threatlib/core';
+import { PROTOTYPE_KEYS } from '@threatlib/core/integration';
 import { asDate, DATE_FIELDS } from './date-fields.js';
 
 /** A query filter: field paths to values or operator objects, and the logical operators. */
@@ -60,8 +61,11 @@ interface Task {
  * with a value (equality) or with the operators of {@link FIELD_OPERATORS}, and {@link LOGICAL_OPERATORS} of
  * filters. Everything else that starts with `$` is refused, `$where`, `$function`, `$accumulator` and `$expr`
  * included, wherever it sits, as are values that are not JSON-like data (functions, regular expressions, class
- * instances other than `Date`) and filters past {@link FILTER_LIMITS}. The check walks the filter without recursion,
- * so no filter can exhaust the stack.
+ * instances other than `Date`) and filters past {@link FILTER_LIMITS}. A `__proto__`, `constructor` or `prototype`
+ * key is refused anywhere (a field name, a segment of a field path, a key among operators or inside a value): JSON
+ * makes them ordinary keys, and a copy made by assignment would turn `{"__proto__": {"severity": "high"}}` into `{}`,
+ * a filter that matches everything. The copy returned is made of objects without a prototype. The check walks the
+ * filter without recursion, so no filter can exhaust the stack.
  *
  * @example
  * ```ts
@@ -113,10 +117,11 @@ export function checkFilter(filter: unknown, dateFields: ReadonlySet<string> = D
 function checkQuery(task: Task, stack: Task[], dateFields: ReadonlySet<string>): void {
   const { value, path, depth } = task;
   if (!isPlainObject(value)) refuse(path, `expected a filter object, got ${describe(value)}`);
-  const out: StorageFilter = {};
+  const out: StorageFilter = Object.create(null);
   task.assign(out);
   for (const [key, child] of Object.entries(value)) {
     const at = join(path, key);
+    checkKey(key, at);
     if (key.startsWith('$')) {
       if (!LOGICAL_OPERATORS.has(key)) refuseOperator(key, at, 'where a filter is');
       const filters = arrayOf(child, at, 'filters', true);
@@ -163,10 +168,11 @@ function checkOperators(task: Task, stack: Task[]): void {
   if (!isPlainObject(value) || Object.keys(value).length === 0) {
     refuse(path, `expected an object of operators such as {"$gte": 80}, got ${describe(value)}`);
   }
-  const out: Record<string, unknown> = {};
+  const out: Record<string, unknown> = Object.create(null);
   task.assign(out);
   for (const [key, operand] of Object.entries(value)) {
     const at = join(path, key);
+    checkKey(key, at);
     if (!key.startsWith('$')) {
       refuse(at, `"${key}" is a field name among operators: an object is either operators or a value to be equal to`);
     }
@@ -248,10 +254,11 @@ function checkLiteral(task: Task, stack: Task[]): void {
     return;
   }
   if (isPlainObject(value)) {
-    const out: Record<string, unknown> = {};
+    const out: Record<string, unknown> = Object.create(null);
     task.assign(out);
     for (const [key, child] of Object.entries(value)) {
       const at = join(path, key);
+      checkKey(key, at);
       if (key.startsWith('$')) refuseOperator(key, at, 'inside a value');
       stack.push({
         kind: 'literal',
@@ -275,6 +282,17 @@ function checkFieldPath(key: string, at: string): void {
   for (const segment of key.split('.')) {
     if (segment.length === 0) refuse(at, `"${key}" has an empty segment`);
     if (segment.startsWith('$')) refuseOperator(segment, at, 'in a field path');
+    checkKey(segment, at);
+  }
+}
+
+/** Refuses a key (or a field path's segment) that names an object's prototype machinery. */
+function checkKey(key: string, at: string): void {
+  if (PROTOTYPE_KEYS.has(key)) {
+    refuse(
+      at,
+      `"${key}" is refused: it names an object's prototype, not a field (a copy would lose it and match everything)`,
+    );
   }
 }
 

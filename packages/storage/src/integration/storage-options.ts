@@ -1,4 +1,5 @@
 import { ConfigurationError, type ConfigurationIssue, recordIssues } from '@threatlib/core';
+import { setOwn } from '@threatlib/core/integration';
 import { z } from 'zod';
 import { ttlSchema } from '../contract/record-ttl.js';
 import type { StorageBackend } from './storage-backend.js';
@@ -61,8 +62,9 @@ export function parseStorageOptions(options: unknown, optionsPath: string): Pars
   const own: Record<string, unknown> = {};
   const rest: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(options as Record<string, unknown>)) {
-    if ((INTEGRATION_KEYS as readonly string[]).includes(key)) own[key] = value;
-    else rest[key] = value;
+    // Own keys whatever their name: a "__proto__" key assigned would become `rest`'s prototype, whose fields the
+    // schema reads as options; kept, it is refused as the unknown option it is.
+    setOwn((INTEGRATION_KEYS as readonly string[]).includes(key) ? own : rest, key, value);
   }
   const issues: ConfigurationIssue[] = [];
   const settings = IntegrationShape.safeParse(own);

@@ -11,6 +11,7 @@ import {
   type IntegrationContext,
   type IntegrationFactory,
   type IntegrationHealth,
+  setOwn,
 } from '@threatlib/core/integration';
 import { z } from 'zod';
 import { WebhookError } from '../errors/webhook-error.js';
@@ -94,8 +95,8 @@ function liftServerOptions(incoming: unknown): unknown {
   const server: Record<string, unknown> = {};
   const rest: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(record)) {
-    if ((SERVER_KEYS as readonly string[]).includes(key)) server[key] = value;
-    else rest[key] = value;
+    // Own keys whatever their name: a "__proto__" assigned would become a prototype whose fields read as options.
+    setOwn((SERVER_KEYS as readonly string[]).includes(key) ? server : rest, key, value);
   }
   return { ...rest, server };
 }

@@ -40,6 +40,40 @@ const secretSchema = z.string({ error: 'expected the signing secret as a string'
   }
 });
 
+const headerMap = z
+  .record(z.string(), z.string({ error: 'expected a header value string' }))
+  .superRefine((headers, context) => {
+    const seen = new Set<string>();
+    for (const [name, value] of Object.entries(headers)) {
+      if (!HEADER_NAME.test(name)) context.addIssue({ code: 'custom', path: [name], message: 'not a header name' });
+      else if (seen.has(name.toLowerCase())) {
+        // Both would be sent, and receivers disagree on which one counts.
+        context.addIssue({ code: 'custom', path: [name], message: 'given twice (header names ignore case)' });
+      } else if (RESERVED_HEADERS.has(name.toLowerCase())) {
+        context.addIssue({ code: 'custom', path: [name], message: 'set by the sender; it cannot be given' });
+      } else if (!HEADER_VALUE.test(value)) {
+        context.addIssue({
+          code: 'custom',
+          path: [name],
+          message: 'not a header value (line breaks and control characters are refused)',
+        });
+      }
+      seen.add(name.toLowerCase());
+    }
+  });
+
+/**
+ * A definition's headers: names and values HTTP allows, none the sender sets. A header named `__proto__` (an
+ * ordinary key in parsed JSON) is refused before the record schema copies the map, which would drop it without a
+ * word; typed as the record it is.
+ */
+const headersSchema = z.preprocess((headers, context) => {
+  if (typeof headers === 'object' && headers !== null && Object.hasOwn(headers, '__proto__')) {
+    context.addIssue({ code: 'custom', path: ['__proto__'], message: 'not a header name', input: undefined });
+  }
+  return headers;
+}, headerMap) as unknown as typeof headerMap;
+
 /** An outgoing webhook definition (INTERFACE.md 2.5), with the optional `secret` that makes deliveries signed. */
 export const OutgoingWebhookDefinitionSchema = z.strictObject({
   /** Unique name of the endpoint. */
@@ -53,29 +87,11 @@ export const OutgoingWebhookDefinitionSchema = z.strictObject({
     .array(z.string().min(1).max(200), { error: 'required: the event names the endpoint receives' })
     .min(1, { error: 'list at least one event name' })
     .max(100),
-  /** Headers sent as given with every delivery (`Authorization: Bearer ...`). */
-  headers: z
-    .record(z.string(), z.string({ error: 'expected a header value string' }))
-    .superRefine((headers, context) => {
-      const seen = new Set<string>();
-      for (const [name, value] of Object.entries(headers)) {
-        if (!HEADER_NAME.test(name)) context.addIssue({ code: 'custom', path: [name], message: 'not a header name' });
-        else if (seen.has(name.toLowerCase())) {
-          // Both would be sent, and receivers disagree on which one counts.
-          context.addIssue({ code: 'custom', path: [name], message: 'given twice (header names ignore case)' });
-        } else if (RESERVED_HEADERS.has(name.toLowerCase())) {
-          context.addIssue({ code: 'custom', path: [name], message: 'set by the sender; it cannot be given' });
-        } else if (!HEADER_VALUE.test(value)) {
-          context.addIssue({
-            code: 'custom',
-            path: [name],
-            message: 'not a header value (line breaks and control characters are refused)',
-          });
-        }
-        seen.add(name.toLowerCase());
-      }
-    })
-    .optional(),
+  /**
+   * Headers sent as given with every delivery (`Authorization: Bearer ...`). A header named `__proto__` is refused
+   * (see {@link headersSchema}).
+   */
+  headers: headersSchema.optional(),
   /** The Standard Webhooks signing secret: `whsec_<base64>`, or any string (its UTF-8 bytes). */
   secret: secretSchema.optional(),
 });

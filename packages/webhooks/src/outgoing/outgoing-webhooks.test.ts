@@ -187,6 +187,30 @@ describe('trigger', () => {
   });
 });
 
+// Issue 21, finding 4: keys copied by assignment. A header map from JSON lost its "__proto__" key in the schema
+// without a word; an endpoint named "__proto__" vanished from the delivery stats.
+describe('names that are prototype keys', () => {
+  it('a header named "__proto__" is refused, naming it, rather than dropped', () => {
+    const webhooks = manager();
+    const headers = JSON.parse('{"__proto__":"x","authorization":"Bearer t"}') as Record<string, string>;
+    const define = () => webhooks.addOutgoing({ name: 'soc', url: 'http://127.0.0.1:1/hook', events: ['e'], headers });
+    expect(define).toThrow(ConfigurationError);
+    expect(define).toThrow(/headers\.__proto__: not a header name/);
+  });
+
+  it('an endpoint named "__proto__" or "constructor" has its own entry in the delivery stats', async () => {
+    const target = await receiver();
+    const webhooks = manager({ allowPrivateNetworks: true });
+    for (const name of ['__proto__', 'constructor']) webhooks.addOutgoing({ name, url: target.url(), events: ['e'] });
+    await webhooks.trigger('e', THREAT);
+    const stats = webhooks.deliveryStats;
+    expect(Object.keys(stats.endpoints).sort()).toEqual(['__proto__', 'constructor']);
+    expect(Object.getPrototypeOf(stats.endpoints)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(stats.endpoints, '__proto__')?.value).toMatchObject({ delivered: 1 });
+    expect(stats.delivered).toBe(2);
+  });
+});
+
 describe('the SSRF guard', () => {
   const LITERALS = [
     ['http://127.0.0.1:PORT/hook', 'loopback'],

@@ -1,6 +1,6 @@
 import { resolve as resolvePath } from 'node:path';
 import { type Alert, ConfigurationError, type Logger } from '@threatlib/core';
-import { type Clock, confidenceProblem } from '@threatlib/core/integration';
+import { type Clock, confidenceProblem, setOwn } from '@threatlib/core/integration';
 import type { Agent } from 'undici';
 import { WebhookError } from '../errors/webhook-error.js';
 import { DOCUMENTED_OUTGOING_EVENTS, HIGH_CONFIDENCE_THREAT_EVENT } from '../events/documented-events.js';
@@ -309,11 +309,12 @@ export class OutgoingWebhooks {
     const endpoints: Record<string, EndpointDeliveryStats> = {};
     const names = new Set([...this.#endpoints.keys(), ...this.#stats.keys()]);
     for (const name of names) {
-      endpoints[name] = {
+      // Any name is a key of its own (an endpoint named "__proto__" assigned would vanish from the stats).
+      setOwn(endpoints, name, {
         ...this.#counters(name),
         pending: [...this.#pending.values()].filter((delivery) => delivery.entry.endpoint === name).length,
         disabled: this.#endpoints.get(name)?.disabled ?? false,
-      };
+      });
     }
     const sum = (field: 'delivered' | 'failed' | 'blocked' | 'retried' | 'attempts') =>
       Object.values(endpoints).reduce((total, counters) => total + counters[field], 0);

@@ -60,6 +60,34 @@ describe('syslog transport against a real rsyslog', () => {
   });
 });
 
+describe('syslog transport: control and separator characters against a real rsyslog', () => {
+  describeWithRsyslog("one line in rsyslog's file per record", () => {
+    it.each(['json', 'text'] as const)('as %s, whatever the line holds', async (format) => {
+      const marker = `e2e-breakers-${format}-${process.pid}-${Date.now()}`;
+      // NUL, VT, FF, CR, LF, NEL, U+2028, U+2029, DEL, a C1 control: what a reader may end a record at.
+      const breakers = ['\u0000', '\u000b', '\u000c', '\r', '\n', '\u0085', '\u2028', '\u2029', '\u007f', '\u009b'];
+      const logging = parseConfig({
+        sources: ['feed_urls'],
+        logging: {
+          format,
+          stderr: false,
+          transports: { syslog: { ...E2E_RSYSLOG, protocol: 'tcp', facility: 'local5', appName: 'threatlib-e2e' } },
+        },
+      }).logging;
+      const logger = createLogger(logging);
+      for (const [seq, c] of breakers.entries())
+        logger.warn({ marker, seq, note: `v${c}w` }, `first${c}second ${marker}`);
+      await closeLogger(logger);
+      const lines = await rsyslogLines(marker, breakers.length);
+      expect(lines).toHaveLength(breakers.length);
+      for (const line of lines) {
+        expect(line).toMatch(RFC5424);
+        expect(line).not.toMatch(/[\p{Cc}\u2028\u2029]/u);
+      }
+    });
+  });
+});
+
 describe('the documented logging.transports array against a real rsyslog', () => {
   describeWithRsyslog('a client with two file transports and a syslog transport', () => {
     it('writes each file by its own level and sends to rsyslog', async () => {

@@ -1,7 +1,9 @@
 import { createSocket } from 'node:dgram';
 import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../config/parse-config.js';
 import { ManualClock } from '../../scheduler/clock.js';
+import { closeLogger, createLogger } from '../create-logger.js';
 import { SyslogTransport } from './syslog-transport.js';
 import { entryOf } from './test-entry.test-suite.js';
 
@@ -162,4 +164,49 @@ describe('SyslogTransport over TCP', () => {
     await transport.close();
     expect(transport.stats()).toMatchObject({ buffered: 0, dropped: 100, sent: 0 });
   });
+});
+
+describe('SyslogTransport: one record on the wire per line, whatever the line holds', () => {
+  // What a receiver may end a record at, or show as a break: NUL, VT, FF, CR, LF, NEL, U+2028, U+2029, DEL, C1.
+  const BREAKERS = ['\u0000', '\u000b', '\u000c', '\r', '\n', '\u0085', '\u2028', '\u2029', '\u007f', '\u009b'];
+
+  async function udpReceiver() {
+    const received: string[] = [];
+    const server = createSocket('udp4');
+    server.on('message', (message) => received.push(message.toString('utf8')));
+    await new Promise<void>((resolve) => server.bind(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    return { port: server.address().port, messages: () => received };
+  }
+
+  it.each([
+    ['tcp', 'json'],
+    ['tcp', 'text'],
+    ['udp', 'json'],
+    ['udp', 'text'],
+  ] as const)(
+    'over %s as %s: one message per line, with no raw control or separator character',
+    async (protocol, format) => {
+      const server = protocol === 'tcp' ? await tcpReceiver() : await udpReceiver();
+      if (protocol === 'tcp') cleanups.push((server as Awaited<ReturnType<typeof tcpReceiver>>).stop);
+      const logging = parseConfig({
+        sources: ['feed_urls'],
+        logging: {
+          format,
+          stderr: false,
+          transports: { syslog: { host: '127.0.0.1', port: server.port, protocol, facility: 'user' } },
+        },
+      }).logging;
+      const logger = createLogger(logging);
+      for (const [seq, c] of BREAKERS.entries()) logger.warn({ seq, [`k${c}`]: `v${c}` }, `first${c}second`);
+      await closeLogger(logger);
+      await until(() => server.messages().length >= BREAKERS.length);
+      const messages = server.messages();
+      expect(messages).toHaveLength(BREAKERS.length);
+      for (const message of messages) {
+        expect(message).toMatch(/^<12>1 /);
+        expect(message).not.toMatch(/[\p{Cc}\u2028\u2029]/u);
+      }
+    },
+  );
 });

@@ -5,7 +5,8 @@
 // - RFC 5424 headers on syslog sent to QRadar:
 //   https://www.ibm.com/docs/en/qsip/7.6.0?topic=options-multiple-log-sources-over-tls-syslog
 import type { Alert, Case } from '@threatlib/core';
-import { formatRfc5424 } from '@threatlib/core/integration';
+import { formatRfc5424, lineSafeJson } from '@threatlib/core/integration';
+import { writtenIndicators } from '../../formats/alert-fields.js';
 import { LEEF_TIME_FORMAT, leefEventForAlert } from '../../formats/alert-leef.js';
 import { formatLeef, type LeefEventInput, type LeefVersion } from '../../formats/leef.js';
 import { threatlibIdentity } from '../../formats/product-identity.js';
@@ -92,7 +93,9 @@ export function alertMessage(alert: Alert, now: Date, settings: EventSettings): 
  * A case as a syslog message. LEEF EventID `ThreatCase`; attributes `devTime`, `sev` (from the priority), `cat` (the
  * priority), `caseId` (the id `createCase` resolves with), `title`, `description`, `priority`, `assignee`, the first
  * indicator as `indicator` / `indicatorType` (and `dst` for an IP address), every indicator as JSON in `indicators`,
- * and their sources in `sources`.
+ * and their sources in `sources`. Indicator values are checked and normalised where they are written.
+ *
+ * @throws {EventFormatError} when an indicator's value is not one indicator of its type (naming each such value).
  */
 export function caseMessage(input: Case, caseId: string, now: Date, settings: EventSettings): string {
   const attributes: Record<string, string> = {
@@ -106,14 +109,15 @@ export function caseMessage(input: Case, caseId: string, now: Date, settings: Ev
   if (input.description !== undefined) attributes.description = input.description;
   attributes.priority = input.priority;
   if (input.assignee !== undefined) attributes.assignee = input.assignee;
-  const first = input.indicators[0];
+  const indicators = writtenIndicators(input.indicators, 'leef');
+  const first = indicators[0];
   if (first) {
     if (first.type === 'ipv4' || first.type === 'ipv6') attributes.dst = first.value;
     attributes.indicator = first.value;
     attributes.indicatorType = first.type;
-    attributes.indicators = JSON.stringify(input.indicators);
+    attributes.indicators = lineSafeJson(JSON.stringify(indicators));
   }
-  const sources = [...new Set(input.indicators.flatMap((i) => [i.source, ...(i.sources ?? [])]).filter(Boolean))];
+  const sources = [...new Set(indicators.flatMap((i) => [i.source, ...(i.sources ?? [])]).filter(Boolean))];
   if (sources.length > 0) attributes.sources = sources.join(',');
   const identity = threatlibIdentity();
   const event: LeefEventInput = {

@@ -238,6 +238,32 @@ describe('siem_b (QRadar)', () => {
     expect(harness.emulator.qradar.referenceSets.get('threatlib alert indicators')?.elements.size).toBe(40);
   });
 
+  it('sends an alert whose text holds every control and separator character as one LEEF record, over line-feed framing', async () => {
+    harness = await qradarHarness();
+    // NUL, VT, FF, CR, LF, NEL, U+2028, U+2029, DEL, ESC, a C1 control, a tab: what a receiver may end a record at.
+    const breakers = '\u0000\u000b\u000c\r\n\u0085\u2028\u2029\u007f\u001b\u009b\t';
+    const hostile = {
+      ...alert,
+      title: `Title${breakers}end`,
+      description: `Description${breakers}end`,
+      indicators: [{ type: 'ip' as const, value: '198.51.100.7', confidence: 90, source: `feed${breakers}x` }],
+    };
+    const connector = connect({
+      leefVersion: '1.0',
+      syslog: { port: harness.emulator.qradar.syslogPort, protocol: 'tcp', framing: 'lf', hostname: 'threatlib-test' },
+    });
+    await connector.sendAlert(hostile);
+    await connector.sendAlert(alert);
+    const events = received('ThreatAlert');
+    expect(events).toHaveLength(2);
+    const [event] = events;
+    expect(event).toMatchObject({ framing: 'lf', leefError: undefined });
+    // The tabs that delimit LEEF 1.0 aside, no raw control or separator character in the record.
+    expect((event?.payload ?? '').replaceAll('\t', '')).not.toMatch(/[\p{Cc}\u2028\u2029]/u);
+    expect(event?.properties.title).toBe('Title\ufffd\n\n\r\n\n\n\n\ufffd\ufffd\ufffd\tend');
+    expect(event?.properties.indicator).toBe('198.51.100.7');
+  });
+
   it('enrichment: the reference set dates an indicator no event in the window mentions', async () => {
     harness = await qradarHarness();
     const siem = connect();

@@ -13,6 +13,7 @@ import { hostname as osHostname } from 'node:os';
 import type { Alert, Case, EnrichedIndicator, IndicatorRecord } from '@threatlib/core';
 import type { Clock } from '@threatlib/core/integration';
 import type { ResolvedCommonOptions } from '../../connector/connector-options.js';
+import { EventFormatError } from '../../formats/event-format-error.js';
 import type {
   CaseOptions,
   ConnectionReport,
@@ -103,11 +104,12 @@ export class QradarPlatform implements SiemPlatform {
         `reading offense ${offenseId}`,
       );
     }
+    const id = caseId;
+    // Written first: an indicator that cannot be written refuses the case before anything reaches a reference set.
+    const message = this.#message(call, () => caseMessage(input, id, new Date(this.#clock.now()), this.#events));
     const sets = this.#options.referenceSets;
     const values = input.indicators.map((indicator) => indicator.value);
     await addToReferenceSet(this.#api, call, sets.cases, values, sets.domain);
-    const id = caseId;
-    const message = this.#message(call, () => caseMessage(input, id, new Date(this.#clock.now()), this.#events));
     await sendSyslog(call, this.#syslog, [message]);
     if (offenseId !== undefined) {
       await this.#api.json(
@@ -196,12 +198,15 @@ export class QradarPlatform implements SiemPlatform {
     };
   }
 
-  /** A message, or a request error (never retried) when the event cannot fit QRadar's maximum payload length. */
+  /**
+   * A message, or a request error (never retried) when the event cannot fit QRadar's maximum payload length or
+   * cannot be written (an indicator value that is not one indicator of its type).
+   */
   #message(call: PlatformCall, make: () => string): string {
     try {
       return make();
     } catch (error) {
-      if (!(error instanceof RangeError)) throw error;
+      if (!(error instanceof RangeError) && !EventFormatError.isInstance(error)) throw error;
       throw call.errors.request(error.message, { isRetryable: false });
     }
   }
