@@ -46,7 +46,7 @@ import {
 } from './connector-options.js';
 import { SecretScrubber } from './secret-scrubber.js';
 import { SiemError, type SiemOperation } from './siem-error.js';
-import { siemErrors } from './siem-errors.js';
+import { siemErrors } from './call-errors.js';
 import { SiemHttp } from './siem-http.js';
 import { SiemRequestError } from './siem-request-error.js';
 import { SiemTimeoutError } from './siem-timeout-error.js';

@@ -1,3 +1,5 @@
+// The makers of the connector's errors for one call (`siemErrors`), which a platform uses to fail; the error classes
+// themselves are siem-error.ts (the base) and one file per kind.
 import { SiemAuthenticationError } from './siem-authentication-error.js';
 import type { SiemErrorDetails, SiemOperation } from './siem-error.js';
 import { SiemRequestError } from './siem-request-error.js';
