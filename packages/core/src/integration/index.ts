@@ -110,6 +110,7 @@ export {
   inspectView,
   redactedView,
 } from '../security/redacted-view.js';
+export { parseStixTimestamp, stixTimestamp } from '../stix/stix-timestamp.js';
 export { confidenceProblem, confidenceSchema } from '../units/confidence-scale.js';
 export { type DurationBounds, durationProblem, durationSchema } from '../units/duration-unit.js';
 export { writeFileAtomic } from '../vault/atomic-write.js';
