@@ -13,7 +13,7 @@ import { FileListStateStore, type ListState, type ListStateStore } from './list-
 import { readTaxiiPage, type TaxiiPageQuery } from './taxii-page.js';
 
 /** The `taxii` options of a list (`lists[].taxii`), resolved. */
-export interface TaxiiListOptions {
+interface TaxiiListOptions {
   /** The API root's URL. */
   url: string;
   /** The collection's id. */

@@ -3,7 +3,7 @@ import { checkJsonStructure } from '../../http-server/json-structure.js';
 import { parseStixTimestamp } from '../../stix/stix-timestamp.js';
 
 /** The media type TAXII 2.1 resources are sent and asked for as (TAXII 2.1 section 1.6.8). */
-export const TAXII_MEDIA_TYPE = 'application/taxii+json;version=2.1';
+const TAXII_MEDIA_TYPE = 'application/taxii+json;version=2.1';
 
 /** One page of a collection's objects, as `GET <api root>/collections/<id>/objects/` answered it. */
 export interface TaxiiPage {
@@ -24,7 +24,7 @@ export interface TaxiiPageQuery {
 }
 
 /** Why a page could not be read, in words that name the server's answer but never a credential. */
-export class TaxiiPageError extends Error {
+class TaxiiPageError extends Error {
   /** The HTTP status, when the server answered. */
   readonly status: number | undefined;
 
