@@ -41,6 +41,7 @@ export interface TaxiiPollStatus {
   readonly lastSuccessAt?: string;
   /** Why the last poll failed (or was cut short), in words; never a credential. */
   readonly lastError?: string;
+  /** Polls ended (whatever their outcome). */
   readonly polls: number;
   readonly pages: number;
   /** Objects read, indicators or not. */
@@ -251,7 +252,6 @@ export class TaxiiListSource {
     const { clock, logger, taxii } = this.#options;
     const abort = new AbortController();
     this.#abort = abort;
-    this.#status.polls += 1;
     this.#status.lastPollAt = new Date(clock.now()).toISOString();
     const startedAfter = this.#addedAfter;
     let query: TaxiiPageQuery = {
@@ -301,9 +301,11 @@ export class TaxiiListSource {
       this.#abort = undefined;
       this.list.commit();
     }
+    await this.#save();
+    // Counted once the poll has ended and its state is saved: a caller waiting on polls sees the whole poll.
+    this.#status.polls += 1;
     this.#status.pages += pages;
     this.#status.objects += objects;
-    await this.#save();
     if (problem === undefined) {
       this.#failures = 0;
       this.#status.state = 'ok';
