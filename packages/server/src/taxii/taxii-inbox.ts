@@ -58,17 +58,17 @@ export class TaxiiInbox {
 }
 
 function describe(outcome: StixObjectOutcome, name: string): string {
-  const why = outcome.detail ? `: ${outcome.detail}` : '';
+  const partly = outcome.reason ? `; part of its pattern was not read (${outcome.reason}: ${outcome.detail})` : '';
   switch (outcome.outcome) {
     case 'added':
-      return `listed in "${name}"${outcome.reason ? ` (part of its pattern is not${why})` : ''}`;
+      return `listed in "${name}"${partly}`;
     case 'updated':
-      return `listed in "${name}", replacing an older version${outcome.reason ? ` (part of its pattern is not${why})` : ''}`;
+      return `listed in "${name}", replacing an older version${partly}`;
     case 'removed':
       return `taken off "${name}" (${outcome.reason})`;
     case 'unchanged':
       return `"${name}" holds this version already`;
     default:
-      return `stored, not listed (${outcome.reason}${why})`;
+      return `stored, not listed (${outcome.reason}${outcome.detail ? `: ${outcome.detail}` : ''})`;
   }
 }

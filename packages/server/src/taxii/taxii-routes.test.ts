@@ -260,6 +260,14 @@ describe('TAXII errors', () => {
     ).toMatch(/expired/);
   });
 
+  it('answers past the rate limit 429 with a TAXII error and Retry-After', async () => {
+    const { taxii } = await serveTaxii({}, { rateLimit: { max: 3, windowMs: 60_000 } });
+    for (let i = 0; i < 3; i++) expect((await taxii('/taxii2/')).status).toBe(200);
+    const limited = await taxii('collections/');
+    expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect((await error(limited, 429)).description).toMatch(/at most 3 requests per 60 s/);
+  });
+
   it('answers missing or wrong credentials 401 with a TAXII error and the challenge, and keeps statuses for a while', async () => {
     let now = Date.parse('2026-03-01T00:00:00Z');
     const { taxii } = await serveTaxii({ now: () => now, statusRetentionMs: 1000 });
