@@ -1,5 +1,6 @@
 import { stixTimestamp } from '@threatlib/core/integration';
 import type { FastifyInstance } from 'fastify';
+import { stixMediaType } from './media-types.js';
 import { collectionResource } from './taxii-collection.js';
 import { collectionFor, dateAddedHeaders, readPage, type TaxiiContext } from './taxii-context.js';
 import { sendTaxii } from './taxii-error.js';
@@ -36,7 +37,7 @@ export function collectionRoutes(scope: FastifyInstance, context: TaxiiContext):
       id: record.id,
       date_added: stixTimestamp(record.dateAdded),
       version: record.version,
-      media_type: `application/stix+json;version=${record.specVersion}`,
+      media_type: stixMediaType(record.specVersion),
     }));
     return sendTaxii(reply, {
       more: page.more,
