@@ -58,12 +58,12 @@ describeWithTaxiiTools('threatlib polls medallion, the reference TAXII 2.1 serve
       },
       { env: false, logger: silentLogger, clock },
     );
-    const status = () => client.listStatus()[0] as Record<string, unknown>;
+    const status = async () => (await client.listStatus())[0] as Record<string, unknown>;
     try {
       await client.start();
       // 121 objects (threatlib's identity and 120 indicators), read 50 a page, following medallion's next.
-      expect(status()).toMatchObject({ state: 'ok', polls: 1, pages: 3, objects: 121, indicators: 120 });
-      const position = status().addedAfter;
+      expect(await status()).toMatchObject({ state: 'ok', polls: 1, pages: 3, objects: 121, indicators: 120 });
+      const position = (await status()).addedAfter;
       expect(position).toBe('2026-01-01T00:02:00.000000Z');
       expect((await client.correlate('loaded-119-example.com')).isThreat).toBe(true);
       expect((await client.correlate('added-0-example.com')).isThreat).toBe(false);
@@ -84,13 +84,13 @@ describeWithTaxiiTools('threatlib polls medallion, the reference TAXII 2.1 serve
 
       await clock.advance(60_000);
       const deadline = Date.now() + 20_000;
-      while (status().polls !== 2 || status().state === 'never') {
-        if (Date.now() > deadline) throw new Error(`the second poll did not end: ${JSON.stringify(status())}`);
+      for (let now = await status(); now.polls !== 2; now = await status()) {
+        if (Date.now() > deadline) throw new Error(`the second poll did not end: ${JSON.stringify(now)}`);
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
       // The second poll read the 30 new objects and nothing else: 151 in all.
-      expect(status()).toMatchObject({ state: 'ok', polls: 2, objects: 151, indicators: 150 });
-      expect(status().addedAfter).not.toBe(position);
+      expect(await status()).toMatchObject({ state: 'ok', polls: 2, objects: 151, indicators: 150 });
+      expect((await status()).addedAfter).not.toBe(position);
       for (const value of ['added-0-example.com', 'added-29-example.com', 'loaded-0-example.com']) {
         expect((await client.correlate(value)).isThreat, value).toBe(true);
       }

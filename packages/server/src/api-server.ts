@@ -222,8 +222,9 @@ export class APIServer {
     if (this.#mounted.some((m) => m.prefix === normalised) || this.#taxii.some((t) => t.server.prefix === normalised)) {
       throw new Error(`something is already mounted at "${prefix}"`);
     }
-    const authenticator = new Authenticator(this.#options.authentication, client.config.security.authentication, {
-      enforceHttps: client.config.security.enforceHttps,
+    const { security } = configWithSecrets(client);
+    const authenticator = new Authenticator(this.#options.authentication, security.authentication, {
+      enforceHttps: security.enforceHttps,
     });
     this.#taxii.push({ server: new TaxiiServer(client, normalised, options), authenticator });
     return this;

@@ -99,7 +99,7 @@ describeWithFerretDB('list state on the document store', () => {
     refusing = false;
     const first = make();
     await first.start();
-    expect(first.listStatus()[0]).toMatchObject({
+    expect((await first.listStatus())[0]).toMatchObject({
       state: 'ok',
       indicators: 1,
       stateStore: expect.stringMatching(/listStates/),
@@ -110,7 +110,7 @@ describeWithFerretDB('list state on the document store', () => {
     refusing = true;
     const second = make();
     await second.start();
-    expect(second.listStatus()[0]).toMatchObject({ state: 'error', indicators: 1, addedAfter: LAST_ADDED });
+    expect((await second.listStatus())[0]).toMatchObject({ state: 'error', indicators: 1, addedAfter: LAST_ADDED });
     expect((await second.correlate('kept-in-mongo-example.com')).isThreat).toBe(true);
   });
 });
