@@ -1,7 +1,8 @@
 // The TAXII 2.1 server over HTTP: every route, with the media types, headers, paging and errors the specification
 // asks for. The reference client's own run against it is in e2e/tests/taxii/.
 import { describe, expect, it } from 'vitest';
-import { type Json, json, LISTED } from '../test-support/serve.js';
+import { hashPassword } from '../auth/password-hash.js';
+import { type Json, json, LISTED, testClient } from '../test-support/serve.js';
 import { indicator, ROOT, serveTaxii } from '../test-support/serve-taxii.js';
 import { TAXII_MEDIA_TYPE } from './media-types.js';
 import { INBOX_COLLECTION_ID, INDICATORS_COLLECTION_ID } from './taxii-collection.js';
@@ -201,6 +202,23 @@ describe('the inbox collection', () => {
     expect(deleted.status).toBe(200);
     expect((await scan('192.0.2.11')).isThreat).toBe(false);
     await error(taxii(`collections/inbox/objects/${b.id}/`), 404);
+  });
+});
+
+describe('TAXII authentication', () => {
+  it("takes the client's own security.authentication, as the REST API does: HTTP Basic with its users", async () => {
+    const client = testClient({
+      security: {
+        enforceHttps: false,
+        authentication: { type: 'basic', users: { reader: await hashPassword('taxii-pa55word') } },
+      },
+    });
+    const { taxii } = await serveTaxii({}, { authentication: undefined }, client);
+    const basic = (password: string) => `Basic ${Buffer.from(`reader:${password}`).toString('base64')}`;
+    expect((await taxii('/taxii2/', { token: null, headers: { authorization: basic('taxii-pa55word') } })).status).toBe(
+      200,
+    );
+    await error(taxii('/taxii2/', { token: null, headers: { authorization: basic('wrong') } }), 401);
   });
 });
 
