@@ -154,6 +154,8 @@ describeWithTaxiiTools("taxii2-client against threatlib's TAXII server", () => {
           confidence: 70,
           verdict: 'malicious' as const,
         })),
+        // An hour back: a version never shares its modified time with one the server concludes during the test.
+        { now: Date.now() - 3_600_000 },
       );
       await taxii2Client({ url, token: TOKEN, collection: 'inbox', add: { objects: posted.objects.slice(1) } });
       for (const indicator of values) await small.rest('/threats/scan', { indicator });
