@@ -734,6 +734,7 @@ const HOLDS_NO_CREDENTIALS: Record<string, string> = {
   LocalList: 'list entries',
   MemoryAlertStore: 'alerts',
   RateLimitError: 'an error naming a feed and its quota window',
+  StixIndicatorList: 'STIX indicators taken in (a TAXII source holds its credentials, not the list)',
   ThreatlibError: 'the base error: a code and a message',
   ValidationError: 'an error naming the invalid fields of a record',
   VaultCorruptError: 'an error naming the vault file and the damaged field',

@@ -24,6 +24,7 @@ export { isNormalisedAlert } from './alerts/normalised-alert.js';
 export { CacheError } from './cache/cache-error.js';
 export type { CampaignDetectedEvent, CampaignLinkKind, CampaignObservation } from './campaigns/campaign.js';
 export { CampaignTracker, type CampaignTrackerOptions } from './campaigns/campaign-tracker.js';
+export type { ListSource } from './client/added-lists.js';
 export type { AlertDeliveryCounts, ClientAlerts } from './client/alerting.js';
 export type { ListStatus } from './client/list-status.js';
 export {

@@ -27,6 +27,17 @@ export { type AttributeTypeMapping, indicatorTypesForAttributes } from './misp-a
 export { compileMispWarninglist, loadMispWarninglist } from './misp-warninglist.js';
 export { compilePcreRegex, type PcreResult } from './pcre-regex.js';
 export {
+  StixIndicatorList,
+  type StixIndicatorListOptions,
+  type StixIndicatorListStatus,
+  type StixIndicatorSnapshot,
+  type StixObjectOutcome,
+  type StixSkippedObject,
+  type StixSkipReason,
+} from './stix-indicator-list.js';
+export type { ListState, ListStateStore } from './taxii/list-state-store.js';
+export type { TaxiiListStatus, TaxiiPollStatus } from './taxii/taxii-list-source.js';
+export {
   MISP_LIST_TYPES,
   type MispListType,
   type SkippedEntry,
