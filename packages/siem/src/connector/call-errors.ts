@@ -7,7 +7,7 @@ import { SiemUnreachableError } from './siem-unreachable-error.js';
 import { SiemUnsupportedError } from './siem-unsupported-error.js';
 
 /** Details a platform gives about a failed request. */
-export type FailureDetails = Omit<SiemErrorDetails, 'platform' | 'operation' | 'attempts'>;
+type FailureDetails = Omit<SiemErrorDetails, 'platform' | 'operation' | 'attempts'>;
 
 /** Makers of the connector's errors for one call, the platform and operation filled in. */
 export interface SiemErrors {
