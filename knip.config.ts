@@ -44,6 +44,11 @@ const config: KnipConfig = {
       // @threatlib/siem by name (import(name)), as an application's client does.
       ignoreDependencies: ['@threatlib/siem'],
     },
+    'packages/test-utils': {
+      // Private test support: each e2e service's harness is a subpath of its own (./elasticsearch, ./ferretdb, ...).
+      entry: [...packageEntries, 'src/services/{elasticsearch,ferretdb,rsyslog}.ts'],
+      project: ['src/**/*.ts'],
+    },
     e2e: {
       // The consumer check copies its scripts into the projects it installs, where they run; the browser projects'
       // harness is loaded by vitest by file name (setup files, placeholder test).
@@ -68,7 +73,6 @@ const config: KnipConfig = {
     'packages/core/src/client/alerting.ts': ['exports'], // ALERT_DELIVERY_GRACE_MS
     'packages/queue/src/message/queue-message.ts': ['exports'], // MESSAGE_JSON_DEPTH_LIMIT
     'packages/siem/src/connector/connector-options.ts': ['exports'], // TlsOptionsSchema, COMMON_OPTIONS_SHAPE
-    'packages/siem/src/connector/siem-errors.ts': ['types'], // FailureDetails
     'packages/storage/src/compliance/storage-compliance.test-suite.ts': ['exports'], // REFUSED_FILTERS
     'packages/storage/src/document-store/document-alert-store.ts': ['exports'], // MAX_ALERT_BYTES
     'packages/storage/src/document-store/document-store-options.ts': ['exports'], // the options schemas

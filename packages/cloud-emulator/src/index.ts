@@ -24,7 +24,6 @@ export {
 export { SENTINEL_WORKSPACE_API_VERSIONS } from './sentinel-arm.js';
 export { SENTINEL_STIX_TYPES, stixObjectErrors } from './sentinel-stix.js';
 export { checkStixPattern, StixPatternError } from './sentinel-stix-pattern.js';
-export { createSentinelTestTls, type SentinelTestTls, trustInThisProcess } from './sentinel-tls.js';
 export { UPLOAD_API_VERSIONS } from './sentinel-upload.js';
 export {
   type ReceivedUpload,

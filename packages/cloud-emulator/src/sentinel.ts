@@ -6,10 +6,10 @@
 // path, each client pointed at it with its endpoint option.
 import { randomUUID } from 'node:crypto';
 import { EntraAuthority } from '@threatlib/siem-emulator';
+import { createTestPki, trustInThisProcess } from '@threatlib/test-utils';
 import type { CloudRequest, CloudResponse, CloudService } from './cloud-service.js';
 import { type EmulatorServer, startEmulatorServer } from './emulator-server.js';
 import { handleArm, isArm } from './sentinel-arm.js';
-import { createSentinelTestTls, trustInThisProcess } from './sentinel-tls.js';
 import { handleUpload, isUpload } from './sentinel-upload.js';
 import {
   asEmulatorRequest,
@@ -127,7 +127,7 @@ export async function startSentinelEmulator(
   options: SentinelEmulatorOptions & { port?: number } = {},
 ): Promise<RunningSentinelEmulator> {
   const sentinel = new SentinelEmulator(options);
-  const tls = await createSentinelTestTls();
+  const tls = await createTestPki('threatlib Sentinel emulator test authority');
   trustInThisProcess(tls.ca);
   const server = await startEmulatorServer([sentinel], {
     tls: { key: tls.key, cert: tls.cert },

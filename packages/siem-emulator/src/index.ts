@@ -12,7 +12,6 @@ export {
   type StartSiemEmulatorOptions,
   startSiemEmulator,
 } from './siem-emulator.js';
-export { createTestPki, type TestPki } from './test-pki.js';
 export type { EmulatorRequest, EmulatorResponse, VendorEmulator, VendorName } from './vendor.js';
 export {
   type ArmWorkspace,

@@ -6,16 +6,12 @@
 // String() or a walk of enumerable properties.
 import { silentLogger, ThreatClient } from '@threatlib/core';
 import { expectNoSecretShown } from '@threatlib/core/testing';
+import { describeWithElasticsearch, E2E_ELASTICSEARCH } from '@threatlib/test-utils/elasticsearch';
+import { describeWithFerretDB, uniqueDatabase } from '@threatlib/test-utils/ferretdb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DocumentStoreStorage } from './document-store/document-store-storage.js';
 import { SearchIndexStorage } from './search-index/search-index-storage.js';
-import {
-  describeWithElasticsearch,
-  dropIndices,
-  E2E_ELASTICSEARCH,
-  uniqueIndices,
-} from './test-support/elasticsearch.js';
-import { describeWithFerretDB, uniqueDatabase } from './test-support/ferretdb.js';
+import { dropIndices, uniqueIndices } from './test-support/elasticsearch.js';
 
 const MONGO_PASSWORD = 'mongo-pw-3Kd8sLq1Zx6V';
 const ES_PASSWORD = 'es-pw-9Wf2tNb5Hy4J';

@@ -9,25 +9,8 @@
 //   https://learn.microsoft.com/en-us/azure/azure-resource-manager/troubleshooting/common-deployment-errors
 // - The upload API's error answers (`{"statusCode", "message"}` for 429) and `errors` list:
 //   https://learn.microsoft.com/en-us/azure/sentinel/stix-objects-api
+import { CERTIFICATE_FAILURE_WORDS, NETWORK_FAILURE_WORDS, networkFailureCode } from '@threatlib/core/integration';
 import { CloudError } from '../errors/cloud-error.js';
-
-/** Network failures by the code Node gives them, in a few words. */
-const NETWORK: Record<string, string> = {
-  ECONNREFUSED: 'connection refused',
-  ECONNRESET: 'connection reset',
-  ENOTFOUND: 'host not found',
-  EAI_AGAIN: 'host name lookup failed',
-  EHOSTUNREACH: 'no route to host',
-  ENETUNREACH: 'network unreachable',
-  ETIMEDOUT: 'connection timed out',
-  EPIPE: 'connection closed by the server',
-  DEPTH_ZERO_SELF_SIGNED_CERT: 'TLS certificate not trusted',
-  SELF_SIGNED_CERT_IN_CHAIN: 'TLS certificate not trusted',
-  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'TLS certificate not trusted',
-  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'TLS certificate not trusted',
-  CERT_HAS_EXPIRED: 'TLS certificate expired',
-  ERR_TLS_CERT_ALTNAME_INVALID: 'TLS certificate is for another host',
-};
 
 /** The calls a {@link CloudError} from here names. */
 export type SentinelOperation = 'UploadStixObjects' | 'CreateIndicator' | 'GetWorkspace';
@@ -83,15 +66,15 @@ export function thrownFailure(operation: SentinelOperation, error: unknown, secr
       {
         ...(aadsts ? { serviceCode: `AADSTS${aadsts[1]}` } : {}),
         // An unknown tenant, application or secret stays wrong; only Entra being busy or unreachable is worth a retry.
-        isRetryable: !aadsts && networkCode(e, message) !== undefined,
+        isRetryable: !aadsts && networkFailureCode(e, message) !== undefined,
       },
     );
   }
   const status = typeof e.statusCode === 'number' ? e.statusCode : e.response?.status;
   if (typeof status === 'number') return answerFailure(operation, status, e.response?.bodyAsText, secrets);
-  const network = networkCode(e, message);
+  const network = networkFailureCode(e, message);
   if (network) {
-    const words = NETWORK[network] ?? 'network error';
+    const words = NETWORK_FAILURE_WORDS[network] ?? CERTIFICATE_FAILURE_WORDS[network] ?? 'network error';
     const hint = words.startsWith('TLS') ? ' (trust its certificate authority, e.g. NODE_EXTRA_CA_CERTS)' : '';
     return new CloudError(
       'sentinel',
@@ -123,17 +106,6 @@ function isIdentityError(e: ThrownFields): boolean {
   return ['AuthenticationError', 'AuthenticationRequiredError', 'CredentialUnavailableError'].includes(
     typeof e.name === 'string' ? e.name : '',
   );
-}
-
-/** The network error code in the error or its causes (or, for identity's wrapped errors, in its message). */
-function networkCode(e: ThrownFields, message: string): string | undefined {
-  let current: unknown = e;
-  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && code in NETWORK) return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return new RegExp(`\\b(${Object.keys(NETWORK).join('|')})\\b`).exec(message)?.[1];
 }
 
 /** The error code and message of an Azure error body: ARM's `{error: {code, message}}` or `{statusCode, message}`. */

@@ -13,6 +13,7 @@ import {
 } from '@threatlib/core';
 import { INTEGRATION_PACKAGES, type IntegrationContext } from '@threatlib/core/integration';
 import { ManualClock } from '@threatlib/core/testing';
+import { eventually } from '@threatlib/test-utils';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { s3Location } from '../aws/publish-options.js';
 import { describeWithMoto, freshBucket, MOTO_URL, motoS3, readObject } from '../test-support/moto.js';
@@ -72,14 +73,6 @@ function cloudOptions(
     maxAttempts: 1,
     threatList: { bucket, key: 'threatlib/threats.txt', name: 'threatlib', minConfidence: 50, ...extra },
   };
-}
-
-async function eventually(condition: () => boolean | Promise<boolean>, what: string, timeout = 10_000) {
-  const deadline = Date.now() + timeout;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 describe('@threatlib/cloud as the package core builds integrations.cloud from', () => {

@@ -46,6 +46,12 @@ export {
   type HttpResponse,
 } from '../http/http-client.js';
 export {
+  CERTIFICATE_FAILURE_WORDS,
+  isCertificateFailure,
+  NETWORK_FAILURE_WORDS,
+  networkFailureCode,
+} from '../http/network-failure.js';
+export {
   type ConnectionGuardOptions,
   guardConnections,
   type RefusedConnections,

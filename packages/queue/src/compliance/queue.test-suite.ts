@@ -1,10 +1,11 @@
+import { eventually } from '@threatlib/test-utils';
 import { afterAll, afterEach, expect, it } from 'vitest';
 import { QueueError } from '../errors/queue-error.js';
 import { UnprocessableMessageError } from '../errors/unprocessable-message-error.js';
 import { HEADERS } from '../message/headers.js';
 import type { QueueMessage } from '../message/queue-message.js';
 import type { MessageQueueProcessor } from '../message-queue-processor.js';
-import { Collector, eventually, gate, uniqueName } from '../test-support/brokers.js';
+import { Collector, gate, uniqueName } from '../test-support/brokers.js';
 
 /** What the compliance suite needs from a back end's test file. */
 export interface QueueSuiteHarness {

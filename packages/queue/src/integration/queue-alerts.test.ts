@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Alert, AlertSchema, silentLogger, ThreatClient, type ThreatConfig } from '@threatlib/core';
 import type { Integration } from '@threatlib/core/integration';
+import { eventually } from '@threatlib/test-utils';
 import { afterAll, expect, it } from 'vitest';
 import { QueueError } from '../errors/queue-error.js';
 import { MessageQueueProcessor } from '../message-queue-processor.js';
@@ -11,7 +12,6 @@ import {
   describeWithBroker,
   E2E_KAFKA_BROKERS,
   E2E_RABBITMQ_URL,
-  eventually,
   uniqueName,
   uniqueTopics,
 } from '../test-support/brokers.js';

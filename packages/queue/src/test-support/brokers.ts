@@ -84,12 +84,3 @@ export function gate(): { promise: Promise<void>; open: () => void } {
   });
   return { promise, open };
 }
-
-/** Resolves once `condition()` holds (checked every 10 ms); rejects after `timeout` ms naming `what`. */
-export async function eventually(condition: () => boolean, what: string, timeout = 10_000): Promise<void> {
-  const deadline = Date.now() + timeout;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeout} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

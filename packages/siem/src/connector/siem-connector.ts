@@ -37,6 +37,7 @@ import type { PlatformId } from '../platforms/platform-id.js';
 import { PLATFORMS } from '../platforms/platforms.js';
 import { batchesOf, jsonBytes } from './alert-batches.js';
 import { type BatchOutcome, describeOutcomes } from './batch-outcome.js';
+import { siemErrors } from './call-errors.js';
 import {
   type CommonSiemOptions,
   parseConnectorOptions,
@@ -46,7 +47,6 @@ import {
 } from './connector-options.js';
 import { SecretScrubber } from './secret-scrubber.js';
 import { SiemError, type SiemOperation } from './siem-error.js';
-import { siemErrors } from './siem-errors.js';
 import { SiemHttp } from './siem-http.js';
 import { SiemRequestError } from './siem-request-error.js';
 import { SiemTimeoutError } from './siem-timeout-error.js';

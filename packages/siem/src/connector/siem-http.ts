@@ -1,3 +1,4 @@
+import { isCertificateFailure, NETWORK_FAILURE_WORDS } from '@threatlib/core/integration';
 import { Agent, request, errors as undiciErrors } from 'undici';
 import type { PlatformCall } from '../platforms/platform.js';
 import type { ResolvedCommonOptions } from './connector-options.js';
@@ -80,7 +81,7 @@ export class SiemHttp {
       throw call.errors.unreachable(networkReason(error), {
         address,
         cause: error,
-        isRetryable: !isCertificateFailure(error),
+        isRetryable: !isCertificateFailure(codeOf(error)),
       });
     }
   }
@@ -106,18 +107,6 @@ function pemText(value: string | Uint8Array): string {
   return typeof value === 'string' ? value : Buffer.from(value).toString('utf8');
 }
 
-const CERTIFICATE_CODES = new Set([
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'CERT_HAS_EXPIRED',
-  'CERT_NOT_YET_VALID',
-  'CERT_UNTRUSTED',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-]);
-
 function codeOf(error: unknown): string | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth++) {
@@ -128,31 +117,20 @@ function codeOf(error: unknown): string | undefined {
   return typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : undefined;
 }
 
-function isCertificateFailure(error: unknown): boolean {
-  const code = codeOf(error);
-  return code !== undefined && CERTIFICATE_CODES.has(code);
-}
+/** The shared network words, and what a failed TLS handshake with a SIEM most often means. */
+const HTTP_FAILURE_WORDS: Readonly<Record<string, string>> = {
+  ...NETWORK_FAILURE_WORDS,
+  EPROTO: 'TLS handshake failed (is the SIEM speaking HTTPS on this port?)',
+  ERR_SSL_WRONG_VERSION_NUMBER: 'TLS handshake failed (is the SIEM speaking HTTPS on this port?)',
+};
 
 /** The network failure in a few words (`connection refused (ECONNREFUSED)`), without any request detail. */
 function networkReason(error: unknown): string {
   const code = codeOf(error);
-  const words: Record<string, string> = {
-    ECONNREFUSED: 'connection refused',
-    ECONNRESET: 'connection reset',
-    ENOTFOUND: 'host not found',
-    EAI_AGAIN: 'host name lookup failed',
-    EHOSTUNREACH: 'no route to host',
-    ENETUNREACH: 'network unreachable',
-    ETIMEDOUT: 'connection timed out',
-    UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
-    UND_ERR_SOCKET: 'connection closed by the server',
-    EPROTO: 'TLS handshake failed (is the SIEM speaking HTTPS on this port?)',
-    ERR_SSL_WRONG_VERSION_NUMBER: 'TLS handshake failed (is the SIEM speaking HTTPS on this port?)',
-  };
-  if (code !== undefined && CERTIFICATE_CODES.has(code)) {
+  if (isCertificateFailure(code)) {
     return `TLS certificate not trusted (${code}); pass its authority as tls.ca`;
   }
-  if (code !== undefined) return `${words[code] ?? 'network error'} (${code})`;
+  if (code !== undefined) return `${HTTP_FAILURE_WORDS[code] ?? 'network error'} (${code})`;
   if (error instanceof undiciErrors.UndiciError) return error.message;
   return error instanceof Error ? error.message : String(error);
 }

@@ -17,7 +17,7 @@ import {
   type ThreatClientOptions,
   type ThreatConfig,
 } from '@threatlib/core';
-import { createTestPki, type TestPki } from '@threatlib/siem-emulator';
+import { createTestPki, type TestPki } from '@threatlib/test-utils';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cefEventForAlert } from '../formats/alert-cef.js';
 import { parseCef } from '../formats/cef-parser.js';

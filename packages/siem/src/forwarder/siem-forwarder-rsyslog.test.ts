@@ -1,10 +1,10 @@
 import type { Alert } from '@threatlib/core';
+import { describeWithRsyslog, E2E_RSYSLOG, rsyslogLines } from '@threatlib/test-utils/rsyslog';
 import fc from 'fast-check';
 import { afterEach, expect, it } from 'vitest';
 import { cefEventForAlert } from '../formats/alert-cef.js';
 import { parseCef } from '../formats/cef-parser.js';
 import { cefEventAfter, cefValueAfter, hostileAlert, RAW_CONTROL } from '../formats/hostile-alerts.test-suite.js';
-import { describeWithRsyslog, E2E_RSYSLOG, rsyslogLines } from './rsyslog-e2e.test-suite.js';
 import { SiemForwarder } from './siem-forwarder.js';
 
 /** `<PRI>1 TIMESTAMP HOSTNAME APP-NAME PROCID MSGID SD MSG`, as rsyslog writes it back. */

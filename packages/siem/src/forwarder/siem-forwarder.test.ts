@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { createServer as createHttpsServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Alert } from '@threatlib/core';
-import { createTestPki, type TestPki } from '@threatlib/siem-emulator';
+import { createTestPki, type TestPki } from '@threatlib/test-utils';
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cefEventForAlert } from '../formats/alert-cef.js';

@@ -1,6 +1,6 @@
 import { type AddressInfo, createServer as createTcpServer, type Server, type Socket } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
-import type { TestPki } from '@threatlib/siem-emulator';
+import type { TestPki } from '@threatlib/test-utils';
 
 /**
  * A syslog receiver on a loopback port, over TCP (RFC 6587) or TLS (RFC 5425), that reads octet-counted frames as

@@ -1,9 +1,9 @@
 import type { Alert, Case, ConfigurationIssue, EnrichedIndicator, IndicatorRecord, Logger } from '@threatlib/core';
 import type { Clock } from '@threatlib/core/integration';
 import type { z } from 'zod';
+import type { SiemErrors } from '../connector/call-errors.js';
 import type { ResolvedCommonOptions } from '../connector/connector-options.js';
 import type { SiemOperation } from '../connector/siem-error.js';
-import type { SiemErrors } from '../connector/siem-errors.js';
 import type { SiemHttp } from '../connector/siem-http.js';
 import type { PlatformId } from './platform-id.js';
 

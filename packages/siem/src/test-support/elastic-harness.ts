@@ -1,9 +1,16 @@
 import { type RunningSiemEmulator, startSiemEmulator } from '@threatlib/siem-emulator';
+import {
+  documents,
+  dropIndex,
+  E2E_ELASTICSEARCH,
+  E2E_ELASTICSEARCH_ADDRESS,
+  elasticsearch,
+  uniqueIndex,
+} from '@threatlib/test-utils/elasticsearch';
 import type { SiemHarness } from '../compliance/siem-compliance.test-suite.js';
 import type { SiemConnectorOptions } from '../connector/connector-options.js';
 import { alertIndexTemplate } from '../platforms/elastic/alert-index-template.js';
 import { closedPort } from './closed-port.js';
-import { documents, dropIndex, E2E_ELASTICSEARCH, elasticsearch, uniqueIndex } from './elasticsearch.js';
 import { type ElasticsearchProxy, startElasticsearchProxy } from './elasticsearch-proxy.js';
 
 /** The value an ECS `threat.indicator` object holds, by its `type`. */
@@ -45,9 +52,9 @@ export async function elasticHarness(): Promise<
 > {
   const emulator = await startSiemEmulator({
     tls: false,
-    kibana: { users: { [E2E_ELASTICSEARCH.username]: E2E_ELASTICSEARCH.password } },
+    kibana: { users: { [E2E_ELASTICSEARCH.auth.username]: E2E_ELASTICSEARCH.auth.password } },
   });
-  const proxy = await startElasticsearchProxy(E2E_ELASTICSEARCH);
+  const proxy = await startElasticsearchProxy(E2E_ELASTICSEARCH_ADDRESS);
   const down = await closedPort();
   const index = uniqueIndex('compliance');
   // The index exists before the tests, as in a running deployment: creating an index on a loaded machine can take
@@ -63,7 +70,7 @@ export async function elasticHarness(): Promise<
     port: proxy.port,
     protocol: 'http',
     enforceHttps: false,
-    credentials: { username: E2E_ELASTICSEARCH.username, password: E2E_ELASTICSEARCH.password },
+    credentials: E2E_ELASTICSEARCH.auth,
     index,
     kibana: { port: emulator.port },
   };
@@ -72,8 +79,8 @@ export async function elasticHarness(): Promise<
     proxy,
     index,
     options,
-    secrets: [E2E_ELASTICSEARCH.password, wrongPassword],
-    badCredentials: { credentials: { username: E2E_ELASTICSEARCH.username, password: wrongPassword } },
+    secrets: [E2E_ELASTICSEARCH.auth.password, wrongPassword],
+    badCredentials: { credentials: { username: E2E_ELASTICSEARCH.auth.username, password: wrongPassword } },
     down: { port: down },
     async alerts() {
       return [...(await documents(index)).values()].map((source) => ({

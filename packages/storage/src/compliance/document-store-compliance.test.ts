@@ -1,5 +1,4 @@
 import { ManualClock } from '@threatlib/core/testing';
-import { DocumentStoreStorage } from '../document-store/document-store-storage.js';
 import {
   describeWithFerretDB,
   dropDatabases,
@@ -7,7 +6,8 @@ import {
   rawCount,
   recordCommands,
   uniqueDatabase,
-} from '../test-support/ferretdb.js';
+} from '@threatlib/test-utils/ferretdb';
+import { DocumentStoreStorage } from '../document-store/document-store-storage.js';
 import { COMPLIANCE_EPOCH, type StorageComplianceTarget, storageCompliance } from './storage-compliance.test-suite.js';
 
 async function documentStoreTarget(): Promise<StorageComplianceTarget> {

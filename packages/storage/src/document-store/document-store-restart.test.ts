@@ -2,15 +2,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger, ThreatClient, type ThreatConfig } from '@threatlib/core';
+import { eventually } from '@threatlib/test-utils';
+import { describeWithFerretDB, PrivateFerretDB, rawCount, uniqueDatabase } from '@threatlib/test-utils/ferretdb';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { StorageIntegration } from '../integration/storage-integration.js';
-import {
-  describeWithFerretDB,
-  eventually,
-  PrivateFerretDB,
-  rawCount,
-  uniqueDatabase,
-} from '../test-support/ferretdb.js';
 import { DocumentStoreStorage } from './document-store-storage.js';
 
 // Each case stops and starts a FerretDB of this file's own (the e2e service's binary, another port, its own data):

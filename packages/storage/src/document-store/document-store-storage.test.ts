@@ -1,17 +1,17 @@
 import { connect, createServer, type Socket } from 'node:net';
 import { ConfigurationError, ValidationError } from '@threatlib/core';
 import { ManualClock } from '@threatlib/core/testing';
-import { BSON } from 'mongodb';
-import { afterAll, afterEach, expect, it } from 'vitest';
+import { eventually } from '@threatlib/test-utils';
 import {
   describeWithFerretDB,
   dropDatabases,
   E2E_FERRETDB_URI,
-  eventually,
   rawCount,
   recordCommands,
   uniqueDatabase,
-} from '../test-support/ferretdb.js';
+} from '@threatlib/test-utils/ferretdb';
+import { BSON } from 'mongodb';
+import { afterAll, afterEach, expect, it } from 'vitest';
 import { type DocumentStoreRuntime, DocumentStoreStorage } from './document-store-storage.js';
 
 const databases: string[] = [];

@@ -1,11 +1,11 @@
-import { afterAll, afterEach, expect, it } from 'vitest';
 import {
   describeWithFerretDB,
   dropDatabases,
   E2E_FERRETDB_URI,
   recordCommands,
   uniqueDatabase,
-} from '../test-support/ferretdb.js';
+} from '@threatlib/test-utils/ferretdb';
+import { afterAll, afterEach, expect, it } from 'vitest';
 import { DocumentStoreStorage } from './document-store-storage.js';
 
 const databases: string[] = [];

@@ -1,14 +1,14 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { silentLogger, ThreatClient, type ThreatConfig } from '@threatlib/core';
-import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import {
   describeWithFerretDB,
   dropDatabases,
   E2E_FERRETDB_URI,
   rawCount,
   uniqueDatabase,
-} from '../test-support/ferretdb.js';
+} from '@threatlib/test-utils/ferretdb';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { DocumentStoreStorage } from './document-store-storage.js';
 
 const databases: string[] = [];

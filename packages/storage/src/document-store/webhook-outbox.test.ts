@@ -1,13 +1,13 @@
-import { MongoClient } from 'mongodb';
-import { afterAll, afterEach, expect, it } from 'vitest';
-import { StorageError } from '../errors/storage-error.js';
 import {
   describeWithFerretDB,
   dropDatabases,
   E2E_FERRETDB_URI,
   rawCount,
   uniqueDatabase,
-} from '../test-support/ferretdb.js';
+} from '@threatlib/test-utils/ferretdb';
+import { MongoClient } from 'mongodb';
+import { afterAll, afterEach, expect, it } from 'vitest';
+import { StorageError } from '../errors/storage-error.js';
 import { DocumentStoreStorage } from './document-store-storage.js';
 import type { WebhookOutboxEntry } from './webhook-outbox.js';
 

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Logger, silentLogger, ThreatClient, type ThreatConfig } from '@threatlib/core';
 import type { Feed } from '@threatlib/core/integration';
+import { describeWithFerretDB, dropDatabases, E2E_FERRETDB_URI, uniqueDatabase } from '@threatlib/test-utils/ferretdb';
 import { MongoClient } from 'mongodb';
 import { afterAll, afterEach, expect, it } from 'vitest';
 import type { CampaignReport } from '../contract/threat-storage.js';
-import { describeWithFerretDB, dropDatabases, E2E_FERRETDB_URI, uniqueDatabase } from '../test-support/ferretdb.js';
 import type { StorageIntegration } from './storage-integration.js';
 
 const listFile = join(mkdtempSync(join(tmpdir(), 'threatlib-campaigns-')), 'blocklist.txt');

@@ -3,15 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Alert, MemoryAlertStore, silentLogger, ThreatClient, type ThreatConfig } from '@threatlib/core';
 import type { Integration } from '@threatlib/core/integration';
+import { eventually } from '@threatlib/test-utils';
+import { describeWithFerretDB, dropDatabases, E2E_FERRETDB_URI, uniqueDatabase } from '@threatlib/test-utils/ferretdb';
 import { afterAll, afterEach, expect, it } from 'vitest';
 import { DocumentStoreStorage } from '../document-store/document-store-storage.js';
-import {
-  describeWithFerretDB,
-  dropDatabases,
-  E2E_FERRETDB_URI,
-  eventually,
-  uniqueDatabase,
-} from '../test-support/ferretdb.js';
 import type { StorageIntegration } from './storage-integration.js';
 
 const listFile = join(mkdtempSync(join(tmpdir(), 'threatlib-pending-')), 'blocklist.txt');

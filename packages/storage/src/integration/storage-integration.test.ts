@@ -2,15 +2,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigurationError, silentLogger, ThreatClient, type ThreatConfig } from '@threatlib/core';
+import { eventually } from '@threatlib/test-utils';
+import { describeWithFerretDB, dropDatabases, E2E_FERRETDB_URI, uniqueDatabase } from '@threatlib/test-utils/ferretdb';
 import { MongoClient } from 'mongodb';
 import { afterAll, afterEach, expect, it } from 'vitest';
-import {
-  describeWithFerretDB,
-  dropDatabases,
-  E2E_FERRETDB_URI,
-  eventually,
-  uniqueDatabase,
-} from '../test-support/ferretdb.js';
 import type { StorageIntegration } from './storage-integration.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'threatlib-storage-'));

@@ -1,18 +1,12 @@
 import { ManualClock } from '@threatlib/core/testing';
+import { describeWithElasticsearch, E2E_ELASTICSEARCH } from '@threatlib/test-utils/elasticsearch';
 import {
   COMPLIANCE_EPOCH,
   type RefusedFilter,
   type StorageComplianceTarget,
   storageCompliance,
 } from '../compliance/storage-compliance.test-suite.js';
-import {
-  countRequests,
-  describeWithElasticsearch,
-  dropIndices,
-  E2E_ELASTICSEARCH,
-  rawCount,
-  uniqueIndices,
-} from '../test-support/elasticsearch.js';
+import { countRequests, dropIndices, rawCount, uniqueIndices } from '../test-support/elasticsearch.js';
 import { SearchIndexStorage } from './search-index-storage.js';
 
 /** Queries the search index refuses: code run on the server, other query languages, other indices, unmapped fields. */

@@ -2,15 +2,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigurationError, silentLogger, ThreatClient, type ThreatConfig } from '@threatlib/core';
+import { describeWithElasticsearch, E2E_ELASTICSEARCH } from '@threatlib/test-utils/elasticsearch';
 import { afterAll, afterEach, expect, it } from 'vitest';
 import type { StorageIntegration } from '../integration/storage-integration.js';
-import {
-  describeWithElasticsearch,
-  dropIndices,
-  E2E_ELASTICSEARCH,
-  rawCount,
-  uniqueIndices,
-} from '../test-support/elasticsearch.js';
+import { dropIndices, rawCount, uniqueIndices } from '../test-support/elasticsearch.js';
 import type { SearchIndexStorage } from './search-index-storage.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'threatlib-storage-es-'));

@@ -1,15 +1,13 @@
 import { ValidationError } from '@threatlib/core';
 import { ManualClock } from '@threatlib/core/testing';
+import { eventually } from '@threatlib/test-utils';
+import { describeWithElasticsearch, E2E_ELASTICSEARCH, elasticsearch } from '@threatlib/test-utils/elasticsearch';
 import { afterEach, expect, it } from 'vitest';
 import { StorageError } from '../errors/storage-error.js';
 import {
   countRequests,
   dailyIndices,
-  describeWithElasticsearch,
   dropIndices,
-  E2E_ELASTICSEARCH,
-  elasticsearch,
-  eventually,
   type FaultProxy,
   rawCount,
   startFaultProxy,

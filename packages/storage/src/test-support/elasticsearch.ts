@@ -1,24 +1,9 @@
+// The search index's own helpers over the e2e Elasticsearch (its four indices, daily indices, a fault proxy); the
+// service itself (its address, user, probe and REST call) is @threatlib/test-utils/elasticsearch's.
 import { createServer } from 'node:http';
 import type { Client } from '@elastic/elasticsearch';
-import { describeWithServices, probeService } from '@threatlib/core/testing';
+import { E2E_ELASTICSEARCH, elasticsearch } from '@threatlib/test-utils/elasticsearch';
 import type { SearchIndexOptions } from '../search-index/search-index-options.js';
-
-/** The Elasticsearch that `bash e2e/services up elasticsearch` starts (e2e/services.d/elasticsearch.sh). */
-export const E2E_ELASTICSEARCH = {
-  node: 'http://127.0.0.1:19200',
-  auth: { username: 'threatlib', password: 'threatlib-e2e-password' },
-} as const;
-const PORT = 19200;
-
-const probedElasticsearch = await probeService({ name: 'elasticsearch', port: PORT });
-
-/**
- * `describe` for tests that need the real Elasticsearch. When it is unreachable they are skipped, with the reason as
- * the skipped test's name, if `THREATLIB_E2E` is unset; they fail, loudly, if it is set.
- */
-export function describeWithElasticsearch(title: string, body: () => void): void {
-  describeWithServices([probedElasticsearch], title, body);
-}
 
 let names = 0;
 
@@ -35,26 +20,6 @@ export function uniqueIndices(label: string): Required<NonNullable<SearchIndexOp
     indicators: `${base}-indicators`,
     alerts: `${base}-alerts`,
   };
-}
-
-/** One REST call to the real Elasticsearch as the test user, for setting up and looking behind a store. */
-export async function elasticsearch(
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; json: Record<string, unknown> }> {
-  const { username, password } = E2E_ELASTICSEARCH.auth;
-  const response = await fetch(`${E2E_ELASTICSEARCH.node}${path}`, {
-    method,
-    headers: {
-      authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    signal: AbortSignal.timeout(30_000),
-  });
-  const text = await response.text();
-  return { status: response.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
 }
 
 /** How many documents the daily indices of `base` hold now (after a refresh), expired ones included. */
@@ -166,17 +131,4 @@ export async function startFaultProxy(
         server.close(() => resolve());
       }),
   };
-}
-
-/** Resolves once `condition()` holds, checked every 10 ms; rejects after `timeout` ms naming `what`. */
-export async function eventually(
-  condition: () => boolean | Promise<boolean>,
-  what: string,
-  timeout = 10_000,
-): Promise<void> {
-  const deadline = Date.now() + timeout;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeout} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }

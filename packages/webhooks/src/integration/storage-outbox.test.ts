@@ -1,9 +1,9 @@
 import { silentLogger, ThreatClient, type ThreatConfig } from '@threatlib/core';
 import { DocumentStoreStorage } from '@threatlib/storage';
+import { describeWithFerretDB, E2E_FERRETDB_URI, uniqueDatabase } from '@threatlib/test-utils/ferretdb';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, expect, it } from 'vitest';
 import { Receiver } from '../outgoing/receiver.test-suite.js';
-import { describeWithFerretDB, E2E_FERRETDB_URI, uniqueDatabase } from '../test-support/ferretdb.js';
 import type { WebhooksIntegration } from './webhooks-integration.js';
 
 /*

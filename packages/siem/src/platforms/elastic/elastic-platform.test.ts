@@ -1,6 +1,15 @@
 import { ConfigurationError, InsecureEndpointError, silentLogger } from '@threatlib/core';
 import type { Clock } from '@threatlib/core/integration';
 import { KIBANA_DEFAULTS, type RunningSiemEmulator, startSiemEmulator } from '@threatlib/siem-emulator';
+import {
+  describeWithElasticsearch,
+  documents,
+  dropIndex,
+  E2E_ELASTICSEARCH,
+  E2E_ELASTICSEARCH_ADDRESS,
+  elasticsearch,
+  uniqueIndex,
+} from '@threatlib/test-utils/elasticsearch';
 import { afterEach, expect, it } from 'vitest';
 import type { SiemConnectorOptions } from '../../connector/connector-options.js';
 import { SiemAuthenticationError } from '../../connector/siem-authentication-error.js';
@@ -10,18 +19,10 @@ import { SiemRequestError } from '../../connector/siem-request-error.js';
 import { SiemUnreachableError } from '../../connector/siem-unreachable-error.js';
 import { SiemUnsupportedError } from '../../connector/siem-unsupported-error.js';
 import { closedPort } from '../../test-support/closed-port.js';
-import {
-  describeWithElasticsearch,
-  documents,
-  dropIndex,
-  E2E_ELASTICSEARCH,
-  elasticsearch,
-  uniqueIndex,
-} from '../../test-support/elasticsearch.js';
 import { type ElasticsearchProxy, startElasticsearchProxy } from '../../test-support/elasticsearch-proxy.js';
 
 const HOUR = 3_600_000;
-const credentials = { username: E2E_ELASTICSEARCH.username, password: E2E_ELASTICSEARCH.password };
+const credentials = E2E_ELASTICSEARCH.auth;
 
 let emulator: RunningSiemEmulator | undefined;
 let proxy: ElasticsearchProxy | undefined;
@@ -56,8 +57,8 @@ function connector(options: Partial<SiemConnectorOptions> = {}, runtime: SiemCon
   const siem = new SIEMConnector(
     {
       platform: 'siem_c',
-      host: E2E_ELASTICSEARCH.host,
-      port: E2E_ELASTICSEARCH.port,
+      host: E2E_ELASTICSEARCH_ADDRESS.host,
+      port: E2E_ELASTICSEARCH_ADDRESS.port,
       protocol: 'http',
       enforceHttps: false,
       credentials,
@@ -88,9 +89,9 @@ describeWithElasticsearch('siem_c on the real Elasticsearch: the documented exam
     const alerts = index('documented');
     const siem = new SIEMConnector({
       platform: 'siem_c',
-      host: E2E_ELASTICSEARCH.host,
-      port: E2E_ELASTICSEARCH.port,
-      credentials: { username: E2E_ELASTICSEARCH.username, password: E2E_ELASTICSEARCH.password },
+      host: E2E_ELASTICSEARCH_ADDRESS.host,
+      port: E2E_ELASTICSEARCH_ADDRESS.port,
+      credentials: E2E_ELASTICSEARCH.auth,
       timeout: 30000,
       retries: 3,
       // What the local services need besides the documented options: plain HTTP, our index, the Kibana emulator.
@@ -208,7 +209,7 @@ describeWithElasticsearch('siem_c bulk delivery on the real Elasticsearch', () =
   it('retries an item Elasticsearch rejected with 429, and counts what the first attempt wrote once', async () => {
     await kibana();
     const alerts = index('rejected');
-    proxy = await startElasticsearchProxy(E2E_ELASTICSEARCH);
+    proxy = await startElasticsearchProxy(E2E_ELASTICSEARCH_ADDRESS);
     // The first bulk request reaches Elasticsearch (both documents are written), but its answer says the second
     // item was rejected, as a full write queue answers.
     proxy.failNext(
@@ -256,7 +257,7 @@ describeWithElasticsearch('siem_c bulk delivery on the real Elasticsearch', () =
   it('waits for the Retry-After of a 429 before retrying', async () => {
     await kibana();
     const alerts = index('retry-after');
-    proxy = await startElasticsearchProxy(E2E_ELASTICSEARCH);
+    proxy = await startElasticsearchProxy(E2E_ELASTICSEARCH_ADDRESS);
     const waits: number[] = [];
     // Timers of the attempt timeout run for real; the waits between retries are recorded and pass at once.
     const clock: Clock = {
@@ -280,7 +281,7 @@ describeWithElasticsearch('siem_c bulk delivery on the real Elasticsearch', () =
   it('writes to a data stream or an index managed elsewhere with manageIndex: false (no template call)', async () => {
     await kibana();
     const alerts = index('unmanaged');
-    proxy = await startElasticsearchProxy(E2E_ELASTICSEARCH);
+    proxy = await startElasticsearchProxy(E2E_ELASTICSEARCH_ADDRESS);
     await connector({ index: alerts, port: proxy.port, manageIndex: false }).sendAlert({ title: 'x', severity: 'low' });
     expect(proxy.requests.map((r) => `${r.method} ${r.path.split('?')[0]}`)).toEqual(['POST /_bulk']);
   });

@@ -5,7 +5,7 @@
 // https://www.elastic.co/docs/reference/elasticsearch/clients/javascript/api-reference (errors)
 // Error bodies: {"error": {"root_cause": [...], "type": ..., "reason": ...}, "status": n}
 // https://www.elastic.co/docs/reference/elasticsearch/rest-apis/api-conventions (common options, error responses)
-import { retryAfter } from '@threatlib/core/integration';
+import { NETWORK_FAILURE_WORDS, retryAfter } from '@threatlib/core/integration';
 import type { SiemError } from '../../connector/siem-error.js';
 import type { PlatformCall } from '../platform.js';
 
@@ -20,18 +20,6 @@ interface ClientError {
   message?: string;
   meta?: { statusCode?: number; body?: unknown; headers?: Record<string, string | string[] | undefined> | null };
 }
-
-/** Words for the network error codes undici puts in a connection error's message. */
-const NETWORK_WORDS: Readonly<Record<string, string>> = {
-  ECONNREFUSED: 'connection refused',
-  ECONNRESET: 'connection reset',
-  ENOTFOUND: 'host not found',
-  EAI_AGAIN: 'host name lookup failed',
-  EHOSTUNREACH: 'no route to host',
-  ENETUNREACH: 'network unreachable',
-  ETIMEDOUT: 'connection timed out',
-  EPIPE: 'connection closed by the server',
-};
 
 const CERTIFICATE_FAILURE =
   /DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT|CERT_HAS_EXPIRED|CERT_NOT_YET_VALID|self[- ]signed certificate|unable to verify the first certificate|Hostname\/IP does not match certificate's altnames/i;
@@ -113,7 +101,7 @@ function networkReason(message: string): string {
     return 'TLS handshake failed (is Elasticsearch speaking HTTPS on this port?)';
   }
   const code = /\b(E[A-Z]{3,}|UND_ERR_[A-Z_]+)\b/.exec(message)?.[1];
-  if (code !== undefined) return `${NETWORK_WORDS[code] ?? 'network error'} (${code})`;
+  if (code !== undefined) return `${NETWORK_FAILURE_WORDS[code] ?? 'network error'} (${code})`;
   if (/other side closed|socket hang up/i.test(message)) return 'connection closed by the server';
   // Only the first clause: the client appends local and remote addresses, which say nothing more.
   return message.split(' - Local:')[0] ?? message;

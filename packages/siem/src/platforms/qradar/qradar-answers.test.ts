@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { siemErrors } from '../../connector/siem-errors.js';
+import { siemErrors } from '../../connector/call-errors.js';
 import type { PlatformCall } from '../platform.js';
 import { qradarFailure } from './qradar-answers.js';
 

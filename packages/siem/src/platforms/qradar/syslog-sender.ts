@@ -6,6 +6,7 @@
 // - https://www.rfc-editor.org/rfc/rfc5425 and https://www.rfc-editor.org/rfc/rfc6587
 import { connect as connectTcp, isIP, type Socket } from 'node:net';
 import { connect as connectTls } from 'node:tls';
+import { isCertificateFailure, NETWORK_FAILURE_WORDS } from '@threatlib/core/integration';
 import type { SiemTlsOptions } from '../../connector/connector-options.js';
 import type { PlatformCall } from '../platform.js';
 
@@ -18,27 +19,10 @@ export interface SyslogTarget {
   tls: SiemTlsOptions;
 }
 
-const CERTIFICATE_CODES = new Set([
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'CERT_HAS_EXPIRED',
-  'CERT_NOT_YET_VALID',
-  'CERT_UNTRUSTED',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-]);
-
-const REASONS: Record<string, string> = {
-  ECONNREFUSED: 'connection refused',
-  ECONNRESET: 'connection reset',
+/** The shared network words, said of a syslog listener. */
+const REASONS: Readonly<Record<string, string>> = {
+  ...NETWORK_FAILURE_WORDS,
   EPIPE: 'connection closed by the listener',
-  ENOTFOUND: 'host not found',
-  EAI_AGAIN: 'host name lookup failed',
-  EHOSTUNREACH: 'no route to host',
-  ENETUNREACH: 'network unreachable',
-  ETIMEDOUT: 'connection timed out',
   EPROTO: 'TLS handshake failed (is the listener speaking TLS on this port?)',
   ERR_SSL_WRONG_VERSION_NUMBER: 'TLS handshake failed (is the listener speaking TLS on this port?)',
 };
@@ -104,7 +88,7 @@ function withConnection(
     });
     socket.on('error', (error: NodeJS.ErrnoException) => {
       const code = error.code;
-      const certificate = code !== undefined && CERTIFICATE_CODES.has(code);
+      const certificate = isCertificateFailure(code);
       const reason = certificate
         ? `TLS certificate not trusted (${code}); pass its authority as tls.ca`
         : `${(code && REASONS[code]) ?? 'network error'}${code ? ` (${code})` : ''}${connected ? ' while sending' : ''}`;

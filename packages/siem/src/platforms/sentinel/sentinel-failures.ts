@@ -8,33 +8,14 @@
 // - ARM and Log Analytics error bodies (`{"error": {"code", "message", "innererror"}}`):
 //   https://learn.microsoft.com/en-us/azure/azure-resource-manager/troubleshooting/common-deployment-errors,
 //   https://learn.microsoft.com/en-us/azure/azure-monitor/logs/api/errors
-import { retryAfter } from '@threatlib/core/integration';
+import {
+  isCertificateFailure,
+  NETWORK_FAILURE_WORDS,
+  networkFailureCode,
+  retryAfter,
+} from '@threatlib/core/integration';
 import { SiemError } from '../../connector/siem-error.js';
 import type { PlatformCall } from '../platform.js';
-
-/** Network errors, by the code Node or the SDK gives them, in a few words. */
-const NETWORK: Record<string, string> = {
-  ECONNREFUSED: 'connection refused',
-  ECONNRESET: 'connection reset',
-  ENOTFOUND: 'host not found',
-  EAI_AGAIN: 'host name lookup failed',
-  EHOSTUNREACH: 'no route to host',
-  ENETUNREACH: 'network unreachable',
-  ETIMEDOUT: 'connection timed out',
-  EPIPE: 'connection closed by the server',
-  ECONNABORTED: 'connection aborted',
-};
-
-const CERTIFICATE = [
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-  'UNABLE_TO_GET_ISSUER_CERT',
-  'CERT_HAS_EXPIRED',
-  'CERT_NOT_YET_VALID',
-  'ERR_TLS_CERT_ALTNAME_INVALID',
-];
 
 interface AzureLikeError {
   name?: string;
@@ -66,13 +47,13 @@ export function sentinelFailure(error: unknown, call: PlatformCall, api: string)
   if (typeof status === 'number' && (status === 429 || status >= 500)) return fromStatus(e, status, message, call);
   const aadsts = /AADSTS(\d+):[^\r\n]*?(?=(\s+Trace ID:|\r|\n|$))/.exec(message);
   if (aadsts) return call.errors.authentication(aadsts[0].trim(), { siemCode: `AADSTS${aadsts[1]}` });
-  const network = networkCode(e, message);
+  const network = networkFailureCode(e, message);
   if (network) {
-    const certificate = CERTIFICATE.includes(network);
+    const certificate = isCertificateFailure(network);
     return call.errors.unreachable(
       certificate
         ? `TLS certificate not trusted (${network}); pass its authority as tls.ca`
-        : `${NETWORK[network] ?? 'network error'} (${network})`,
+        : `${NETWORK_FAILURE_WORDS[network] ?? 'network error'} (${network})`,
       { isRetryable: !certificate, ...addressOf(e) },
     );
   }
@@ -99,18 +80,6 @@ function fromStatus(e: AzureLikeError, status: number, message: string, call: Pl
 
 function isIdentityError(e: AzureLikeError): boolean {
   return ['AuthenticationError', 'AuthenticationRequiredError', 'CredentialUnavailableError'].includes(e?.name ?? '');
-}
-
-/** The network error code in the error, its causes, or (for identity's wrapped errors) its message. */
-function networkCode(e: AzureLikeError, message: string): string | undefined {
-  let current: unknown = e;
-  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && (code in NETWORK || CERTIFICATE.includes(code))) return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  const found = new RegExp(`\\b(${[...Object.keys(NETWORK), ...CERTIFICATE].join('|')})\\b`).exec(message);
-  return found?.[1];
 }
 
 function addressOf(e: AzureLikeError): { address?: string } {

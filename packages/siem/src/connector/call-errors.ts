@@ -1,3 +1,5 @@
+// The makers of the connector's errors for one call (`siemErrors`), which a platform uses to fail; the error classes
+// themselves are siem-error.ts (the base) and one file per kind.
 import { SiemAuthenticationError } from './siem-authentication-error.js';
 import type { SiemErrorDetails, SiemOperation } from './siem-error.js';
 import { SiemRequestError } from './siem-request-error.js';
@@ -5,7 +7,7 @@ import { SiemUnreachableError } from './siem-unreachable-error.js';
 import { SiemUnsupportedError } from './siem-unsupported-error.js';
 
 /** Details a platform gives about a failed request. */
-export type FailureDetails = Omit<SiemErrorDetails, 'platform' | 'operation' | 'attempts'>;
+type FailureDetails = Omit<SiemErrorDetails, 'platform' | 'operation' | 'attempts'>;
 
 /** Makers of the connector's errors for one call, the platform and operation filled in. */
 export interface SiemErrors {

@@ -4,67 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describeWithServices, portOpen, probeService } from '@threatlib/core/testing';
-import { type CommandStartedEvent, MongoClient } from 'mongodb';
-
-/** The FerretDB that `bash e2e/services up ferretdb` starts (e2e/services.d/ferretdb.sh): SQLite, no auth. */
-export const E2E_FERRETDB_URI = 'mongodb://127.0.0.1:27018';
-const PORT = 27018;
-
-const ferretdb = await probeService({ name: 'ferretdb', port: PORT });
-
-/**
- * `describe` for tests that need the real FerretDB. When it is unreachable they are skipped, with the reason as the
- * skipped test's name, if `THREATLIB_E2E` is unset; they fail, loudly, if it is set.
- */
-export function describeWithFerretDB(title: string, body: () => void): void {
-  describeWithServices([ferretdb], title, body);
-}
-
-let databases = 0;
-
-/** A database name no other test, run or process uses (at most 63 characters). */
-export function uniqueDatabase(label: string): string {
-  databases += 1;
-  return `tl_${label.slice(0, 20)}_${process.pid}_${Date.now().toString(36)}_${databases}`;
-}
-
-/** Drops test databases; one that is not there is no error. */
-export async function dropDatabases(names: readonly string[]): Promise<void> {
-  if (names.length === 0) return;
-  const client = new MongoClient(E2E_FERRETDB_URI, { serverSelectionTimeoutMS: 10_000 });
-  try {
-    for (const name of names)
-      await client
-        .db(name)
-        .dropDatabase()
-        .catch(() => undefined);
-  } finally {
-    await client.close();
-  }
-}
-
-/** Counts the documents of a collection on the server, expired ones included: what the store holds, not what it returns. */
-export async function rawCount(
-  database: string,
-  collection: string,
-  filter: Record<string, unknown> = {},
-  uri = E2E_FERRETDB_URI,
-): Promise<number> {
-  const client = new MongoClient(uri, { serverSelectionTimeoutMS: 10_000 });
-  try {
-    return await client.db(database).collection(collection).countDocuments(filter);
-  } finally {
-    await client.close();
-  }
-}
-
-/** The commands a driver client sends, as its command monitor reports them (`monitorCommands: true`). */
-export function recordCommands(client: MongoClient): CommandStartedEvent[] {
-  const started: CommandStartedEvent[] = [];
-  client.on('commandStarted', (event) => started.push(event));
-  return started;
-}
+import { portOpen } from '@threatlib/core/testing';
 
 /** A port nobody listens on now, on the loopback. */
 function freePort(): Promise<number> {
@@ -157,18 +97,5 @@ export class PrivateFerretDB {
   async dispose(): Promise<void> {
     await this.stop();
     rmSync(this.#dir, { recursive: true, force: true });
-  }
-}
-
-/** Resolves once `condition()` holds (checked every 20 ms); rejects after `timeout` ms naming `what`. */
-export async function eventually(
-  condition: () => boolean | Promise<boolean>,
-  what: string,
-  timeout = 15_000,
-): Promise<void> {
-  const deadline = Date.now() + timeout;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeout} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
