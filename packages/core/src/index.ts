@@ -95,8 +95,8 @@ export { BUILTIN_FEED_IDS, BUILTIN_FEEDS, type BuiltinFeedId, isBuiltinFeedId } 
 export { FEED_STATUSES, type FeedResult, type FeedStatus, type FeedVerdict } from './feeds/feed-result.js';
 export { HttpError, type HttpFailureKind } from './http/http-error.js';
 export * from './indicators/index.js';
-export type { IntegrationRegistry } from './integrations/integration.js';
-export type { IntegrationPackageLoader } from './integrations/load-integration-package.js';
+export type { IntegrationRegistry } from './integration/integration.js';
+export type { IntegrationPackageLoader } from './integration/load-integration-package.js';
 export * from './lists/index.js';
 export { LOG_CATEGORIES, type LogCategory } from './logging/categories.js';
 export {

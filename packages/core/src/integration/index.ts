@@ -60,14 +60,14 @@ export type {
   IntegrationContext,
   IntegrationHealth,
   SendAlertOptions,
-} from '../integrations/integration.js';
-export type { IntegrationFactory } from '../integrations/integration-factory.js';
+} from './integration.js';
+export type { IntegrationFactory } from './integration-factory.js';
 export {
   INTEGRATION_PACKAGES,
   type IntegrationPackage,
   type PackagedIntegrationKey,
-} from '../integrations/integration-packages.js';
-export { loadOptionalPeers, type OptionalPeerRequest } from '../integrations/optional-peer.js';
+} from './integration-packages.js';
+export { loadOptionalPeers, type OptionalPeerRequest } from './optional-peer.js';
 export { withCategory } from '../logging/categories.js';
 export { formatText } from '../logging/formats.js';
 export { isSecretField, REDACTED, redactSecrets, redactText } from '../logging/redaction.js';
