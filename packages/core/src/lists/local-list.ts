@@ -12,7 +12,6 @@ import { parseIpRange } from './ip-range.js';
 import { cidrRule, type EntryResult, exactRule, normaliseHostname } from './list-entry.js';
 import { ListLoadError } from './list-load-error.js';
 import { compileMispWarninglist } from './misp-warninglist.js';
-import { describeListFile, readListFile } from './read-list-file.js';
 import { MAX_REPORTED_SKIPS, type SkippedEntry } from './warninglist.js';
 
 /** The file formats {@link loadLocalList} reads. */
@@ -217,6 +216,8 @@ export class LocalList {
  * ```
  */
 export async function loadLocalList(options: LocalListOptions): Promise<LocalList> {
+  // Loaded on first use: reading a file needs Node.js, a list parsed from text (parseLocalList) does not.
+  const { describeListFile, readListFile } = await import('./read-list-file.js');
   const source = describeListFile(options.file);
   checkOptions(options, source);
   const text = await readListFile(options.file);
