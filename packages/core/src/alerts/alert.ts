@@ -144,7 +144,7 @@ export const AlertInputSchema = AlertFieldsSchema.transform((input, ctx) => {
 export type AlertInput = z.input<typeof AlertInputSchema>;
 
 /** An alert once its input is validated and its forms reconciled, before a store gives it an id and a time. */
-export type NormalisedAlertInput = z.output<typeof AlertInputSchema>;
+type NormalisedAlertInput = z.output<typeof AlertInputSchema>;
 
 /**
  * A stored alert: the documented record with its `id`, `timestamp` (ISO 8601) and `deliveries` (empty until the

@@ -18,7 +18,7 @@ export function apiKeyVariable(feed: string): string {
 export const OAUTH2_CLIENT_SECRET_VARIABLE = 'THREATLIB_OAUTH2_CLIENT_SECRET';
 
 /** Every variable threatlib reads, for documentation and `threatlib-config show`. */
-export const ENVIRONMENT_VARIABLES: readonly string[] = [
+const ENVIRONMENT_VARIABLES: readonly string[] = [
   'THREATLIB_PROFILE',
   'THREATLIB_STRATEGY',
   'THREATLIB_MAX_CONCURRENCY',

@@ -15,7 +15,7 @@ import { compileMispWarninglist } from './misp-warninglist.js';
 import { MAX_REPORTED_SKIPS, type SkippedEntry } from './warninglist.js';
 
 /** The file formats {@link loadLocalList} reads. */
-export const LOCAL_LIST_FORMATS = ['plain', 'csv', 'misp-warninglist', 'stix'] as const;
+const LOCAL_LIST_FORMATS = ['plain', 'csv', 'misp-warninglist', 'stix'] as const;
 
 /** One of {@link LOCAL_LIST_FORMATS}. */
 export type LocalListFormat = (typeof LOCAL_LIST_FORMATS)[number];
