@@ -22,6 +22,7 @@ import * as coreCli from '@threatlib/core/cli';
 import * as coreFeeds from '@threatlib/core/feeds';
 import * as coreHttpServer from '@threatlib/core/http-server';
 import * as coreIntegration from '@threatlib/core/integration';
+import * as coreLists from '@threatlib/core/lists';
 import * as coreLogging from '@threatlib/core/logging';
 import * as coreMetrics from '@threatlib/core/metrics';
 import * as coreMisp from '@threatlib/core/misp';
@@ -45,6 +46,7 @@ const ENTRIES: Record<string, Record<string, unknown>> = {
   '@threatlib/core/feeds': coreFeeds,
   '@threatlib/core/http-server': coreHttpServer,
   '@threatlib/core/integration': coreIntegration,
+  '@threatlib/core/lists': coreLists,
   '@threatlib/core/logging': coreLogging,
   '@threatlib/core/metrics': coreMetrics,
   '@threatlib/core/misp': coreMisp,
@@ -755,6 +757,9 @@ const HOLDS_NO_CREDENTIALS: Record<string, string> = {
   CircuitBreaker: 'failure counts',
   EventBus: 'listeners',
   FeedScheduler: 'queued lookups',
+  // @threatlib/core/lists
+  LocalList: 'list entries',
+  StixIndicatorList: 'STIX indicators taken in (a TAXII source holds its credentials, not the list)',
   // @threatlib/core/logging
   FileTransport: 'a log file path',
   SyslogTransport: 'a syslog host and port',

@@ -36,15 +36,15 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
     FromStixBundleOptions HealthReport HealthStatus HttpFailureKind Indicator IndicatorInput IndicatorMessage
     IndicatorRecord IndicatorRef IndicatorType IndicatorTypeName IntegrationErrorCode IntegrationErrorOptions
     IntegrationHealthCheck IntegrationHealthReport IntegrationPackageLoader IntegrationPhase IntegrationRegistry
-    KdfParams ListStatus LockReason Logger LoggingConfig MemoryAlertLimits MemoryAlertStoreOptions
+    KdfParams ListSource ListStatus LockReason Logger LoggingConfig MemoryAlertLimits MemoryAlertStoreOptions
     MemoryAlertStoreStats MonitoringAlert MonitoringAlertStats MonitoringCondition OAuth2TokenErrorDetails
     Pbkdf2Params PerformanceConfig Priority ProcessedMessage ResolvedConfig RotateKeysCallback RotatedKeys
     ScoutManyItem ScoutManyOptions ScoutOptions ScoutProgress ScoutResult SecurityConfig Severity StixBundle
     StixBundleIndicator StixBundleReading StixBundleSkip StixCorrelationInput StixExternalReference StixIdentity
-    StixIndicator StixSourceAnswer Strategy StreamEvent StreamEventInput ThreatClientOptions ThreatConfig
-    ThreatEventHandler ThreatEventName ThreatEvents ThreatFoundEvent ThreatLevel ThreatlibErrorOptions
-    Thresholds ToStixBundleOptions VaultClient VaultEnvelope VaultEvents VaultHealth VaultOptions VaultSettings
-    WarninglistHit
+    StixIndicator StixSourceAnswer Strategy StreamEvent StreamEventInput TaxiiListStatus TaxiiPollStatus
+    ThreatClientOptions ThreatConfig ThreatEventHandler ThreatEventName ThreatEvents ThreatFoundEvent
+    ThreatLevel ThreatlibErrorOptions Thresholds ToStixBundleOptions VaultClient VaultEnvelope VaultEvents
+    VaultHealth VaultOptions VaultSettings WarninglistHit
     `,
   },
   './cache': {
@@ -86,9 +86,9 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
     INTEGRATION_PACKAGES PROTOTYPE_KEYS REDACTED checkEndpoint checkJsonStructure closestOption codePointName
     confidenceProblem confidenceSchema configWithSecrets createHttpClient createOAuth2TokenSource
     durationProblem durationSchema indicatorForOutput inspectView isNormalisedAlert isSecretField lineSafeJson
-    loadOptionalPeers normaliseAlert parseSize prototypeKeyPath quoteForDisplay recordIssues redactSecrets
-    redactText redactedView retryAfter retryDelay setOwn severityRank shownInput systemClock withCategory
-    writeFileAtomic
+    loadOptionalPeers normaliseAlert parseSize parseStixTimestamp prototypeKeyPath quoteForDisplay recordIssues
+    redactSecrets redactText redactedView retryAfter retryDelay setOwn severityRank shownInput stixTimestamp
+    systemClock withCategory writeFileAtomic
     `,
     types: words`
     AlertStore BreakerOptions BreakerState BreakerStatus Clock DurationBounds HttpClient HttpClientOptions
@@ -96,6 +96,15 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
     IntegrationContext IntegrationFactory IntegrationHealth IntegrationPackage JsonStructureFault
     OAuth2TokenSource OAuth2TokenSourceOptions OptionalPeerRequest PackagedIntegrationKey RetryOptions
     ScheduleOptions SendAlertOptions TimerOptions
+    `,
+  },
+  './lists': {
+    values: words`
+    LocalList StixIndicatorList parseLocalList
+    `,
+    types: words`
+    ListState ListStateStore LocalListMatchMode LocalListOptions LocalListVerdict StixIndicatorListOptions
+    StixIndicatorListStatus StixIndicatorSnapshot StixObjectOutcome StixSkipReason StixSkippedObject
     `,
   },
   './logging': {
@@ -145,6 +154,7 @@ const LOAD: Record<string, () => Promise<Record<string, unknown>>> = {
   './feeds': () => import('./feeds/index.js'),
   './http-server': () => import('./http-server/index.js'),
   './integration': () => import('./integration/index.js'),
+  './lists': () => import('./lists/index.js'),
   './logging': () => import('./logging/index.js'),
   './metrics': () => import('./metrics/index.js'),
   './misp': () => import('./misp-feed/index.js'),
@@ -216,8 +226,10 @@ type LeftTheMainEntry = [
   MainTypes.LogCategory,
   // @ts-expect-error at @threatlib/core/cli
   MainTypes.LoadConfigOptions,
-  // @ts-expect-error no entry: the client builds lists from configuration
+  // @ts-expect-error at @threatlib/core/lists
   MainTypes.LocalListOptions,
+  // @ts-expect-error at @threatlib/core/lists
+  MainTypes.ListStateStore,
   // @ts-expect-error no entry: the client builds lists from configuration
   MainTypes.WarninglistConfig,
 ];

@@ -3,7 +3,8 @@
 // promise kept across minor versions, and universal: nothing it reaches at import time needs Node.js (what does, a
 // file, a socket, a package loaded by name, is loaded on first use; see src/browser/main-entry-node-imports.txt).
 // The other readers have their own entries: `./integration` (integration packages and plugins), `./feeds` (feed
-// authors), `./cache`, `./logging`, `./http-server`, `./cli`, `./metrics`, `./misp`, `./testing` (CONTRIBUTING.md).
+// authors), `./lists` (lists made apart from the configuration), `./cache`, `./logging`, `./http-server`, `./cli`,
+// `./metrics`, `./misp`, `./testing` (CONTRIBUTING.md).
 // `entries.test.ts` pins this list: adding a name is a reviewed change.
 
 // Records.
@@ -22,6 +23,7 @@ export { CacheError } from './cache/cache-error.js';
 export type { CampaignDetectedEvent, CampaignLinkKind, CampaignObservation } from './campaigns/campaign.js';
 export { CampaignTracker, type CampaignTrackerOptions } from './campaigns/campaign-tracker.js';
 // The client.
+export type { ListSource } from './client/added-lists.js';
 export type { AlertDeliveryCounts, ClientAlerts } from './client/alerting.js';
 export type { CorrelationResult } from './client/correlation-result.js';
 export type { ListStatus } from './client/list-status.js';
@@ -85,6 +87,7 @@ export { parseIndicator } from './indicators/parse-indicator.js';
 export type { IntegrationRegistry } from './integration/integration.js';
 export type { IntegrationPackageLoader } from './integration/load-integration-package.js';
 export { ListLoadError } from './lists/list-load-error.js';
+export type { TaxiiListStatus, TaxiiPollStatus } from './lists/taxii/taxii-list-source.js';
 // Logging: the logger a client takes (any pino-compatible one) and the one that writes nothing.
 export { type Logger, silentLogger } from './logging/logger.js';
 export type {

@@ -51,6 +51,8 @@ import { DOCS_CONTENT_TYPE, DOCS_CSP, docsAssets, docsPage } from './openapi/doc
 import { openApiDocument } from './openapi/document.js';
 import { checkAPIServerOptions } from './options/api-server-options-schema.js';
 import * as S from './schemas.js';
+import type { TaxiiOptions } from './taxii/taxii-options.js';
+import { TaxiiServer } from './taxii/taxii-server.js';
 
 /** Options of {@link APIServer}; the timeouts and the connection cap are those of {@link ConnectionOptions}. */
 export interface APIServerOptions extends ConnectionOptions {
@@ -141,6 +143,7 @@ export class APIServer {
     rateLimit: { windowMs: number; max: number };
   };
   readonly #mounted: Mounted[] = [];
+  readonly #taxii: Array<{ server: TaxiiServer; authenticator: Authenticator }> = [];
   readonly #connections: Required<ConnectionOptions>;
   readonly #authFailures: AuthFailureLimiter;
   readonly #metrics: ServerMetrics;
@@ -202,6 +205,31 @@ export class APIServer {
     return this;
   }
 
+  /**
+   * Serves `client` over TAXII 2.1 under `prefix` (`/taxii2`: discovery at `/taxii2/`, the API root at
+   * `/taxii2/threatlib/`), with the same authentication as {@link mount} (the server's, and the client's
+   * `security.authentication`), rate limits and hardening. Its collections: the indicators of the threats the client
+   * concludes (read-only) and an inbox whose STIX indicators the client lists (see the README, "TAXII 2.1").
+   *
+   * @throws {Error} as {@link mount} does; {@link RangeError} naming an option that is not valid.
+   */
+  mountTaxii(prefix: string, client: ThreatClient, options: TaxiiOptions = {}): this {
+    if (this.#app) throw new Error('mountTaxii() must be called before start()');
+    const normalised = prefix.replace(/\/+$/, '');
+    if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(normalised)) {
+      throw new Error(`TAXII prefix ${JSON.stringify(prefix)} is not a path such as "/taxii2"`);
+    }
+    if (this.#mounted.some((m) => m.prefix === normalised) || this.#taxii.some((t) => t.server.prefix === normalised)) {
+      throw new Error(`something is already mounted at "${prefix}"`);
+    }
+    const { security } = configWithSecrets(client);
+    const authenticator = new Authenticator(this.#options.authentication, security.authentication, {
+      enforceHttps: security.enforceHttps,
+    });
+    this.#taxii.push({ server: new TaxiiServer(client, normalised, options), authenticator });
+    return this;
+  }
+
   /** Where the server listens, once started (`http://127.0.0.1:8080`). */
   get address(): string | undefined {
     return this.#address;
@@ -228,22 +256,29 @@ export class APIServer {
 
   /** Starts every mounted client and listens. Resolves with the address. */
   async start(): Promise<string> {
-    if (this.#mounted.length === 0) throw new Error('mount() a client before start()');
+    if (this.#mounted.length === 0 && this.#taxii.length === 0) throw new Error('mount() a client before start()');
     // What authentication can only learn over the network (an OAuth 2.0 issuer's metadata), before anything starts:
     // a configuration that cannot check a token fails here, not on every request.
-    for (const { authenticator } of this.#mounted) await authenticator.prepare();
+    for (const { authenticator } of [...this.#mounted, ...this.#taxii]) await authenticator.prepare();
     const app = await this.#build();
     const started: ThreatClient[] = [];
+    const taxiiStarted: TaxiiServer[] = [];
     try {
       for (const { client } of this.#mounted) {
         await client.start();
         started.push(client);
+      }
+      for (const { server } of this.#taxii) {
+        await server.start();
+        taxiiStarted.push(server);
+        if (!started.includes(server.client)) started.push(server.client);
       }
       this.#address = await app.listen({ port: this.#options.port, host: this.#options.host });
     } catch (error) {
       // Nothing is left running: the app's resources and the clients started so far are released.
       this.#app = undefined;
       await app.close();
+      for (const server of taxiiStarted) server.stop();
       for (const client of started.reverse()) await client.stop().catch(() => {});
       throw listenError(error, this.#options.host, this.#options.port);
     }
@@ -256,11 +291,13 @@ export class APIServer {
     this.#app = undefined;
     this.#address = undefined;
     await app?.close();
-    for (const { client } of this.#mounted) await client.stop();
+    for (const { server } of this.#taxii) server.stop();
+    const clients = new Set([...this.#mounted, ...this.#taxii.map((t) => t.server)].map((m) => m.client));
+    for (const client of clients) await client.stop();
   }
 
   async #build(): Promise<FastifyInstance> {
-    const logger = serverLogger(this.#mounted[0]?.client);
+    const logger = serverLogger(this.#mounted[0]?.client ?? this.#taxii[0]?.server.client);
     this.#logsToClient = logger !== undefined;
     // Every answer, errors included, carries the hardening headers (nosniff, CSP, frame options, no-store...).
     const hardening = securityHeaders();
@@ -455,6 +492,16 @@ export class APIServer {
     for (const mounted of this.#mounted) {
       await app.register(async (scope) => this.#routes(scope, mounted), { prefix: mounted.prefix });
     }
+    // Encapsulated: the TAXII routes' media types, body parser and error messages stay in their own context.
+    for (const { server, authenticator } of this.#taxii) {
+      const guard = {
+        authenticator,
+        failures: this.#authFailures,
+        report: (error: unknown, request: FastifyRequest) => this.#reportUnexpected(error, request),
+        jsonDepthLimit: this.#options.jsonDepthLimit,
+      };
+      await app.register(async (scope) => server.routes(scope, guard), { prefix: server.prefix });
+    }
     // Encapsulated: the webhooks' raw-body parser and problem answers stay in their own context.
     if (this.#webhooks) await app.register(this.#webhooks.plugin);
     await app.ready();
@@ -611,6 +658,17 @@ export class APIServer {
     const known = problemFor(error) ?? fastifyProblem(error as FastifyError);
     if (known) return this.#sendProblem(reply, request, known);
     // Anything else is our bug: say so without leaking internals, and keep the details for the operator.
+    this.#reportUnexpected(error, request);
+    return this.#sendProblem(reply, request, {
+      type: PROBLEM_TYPES.internal,
+      title: 'Internal error',
+      status: 500,
+      detail: 'the server failed to handle this request; the operator can find the cause in its log',
+    });
+  }
+
+  /** Logs a failure of the server itself for the operator (the client's logger, else a process warning). */
+  #reportUnexpected(error: unknown, request: FastifyRequest): void {
     if (this.#logsToClient) {
       request.log.error({ err: error, method: request.method, url: request.url.split('?')[0] }, 'unexpected error');
     } else {
@@ -618,12 +676,6 @@ export class APIServer {
         `threatlib server: unexpected error on ${request.method} ${request.url.split('?')[0]}: ${(error as Error)?.stack ?? error}`,
       );
     }
-    return this.#sendProblem(reply, request, {
-      type: PROBLEM_TYPES.internal,
-      title: 'Internal error',
-      status: 500,
-      detail: 'the server failed to handle this request; the operator can find the cause in its log',
-    });
   }
 
   #sendProblem(reply: FastifyReply, request: FastifyRequest, problem: Problem) {

@@ -4,3 +4,4 @@ export { hashPassword, verifyPassword } from './auth/password-hash.js';
 export { PROBLEM_TYPES, type Problem, ProblemError } from './http/problem.js';
 export { ServerMetrics } from './metrics/server-metrics.js';
 export { type OpenApiOptions, openApiDocument } from './openapi/document.js';
+export type { TaxiiOptions } from './taxii/taxii-options.js';

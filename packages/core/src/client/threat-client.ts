@@ -29,6 +29,7 @@ import type {
   IntegrationRegistry,
 } from '../integration/integration.js';
 import { type IntegrationPackageLoader, importIntegrationPackage } from '../integration/load-integration-package.js';
+import { TaxiiListSource } from '../lists/taxii/taxii-list-source.js';
 import { withCategory } from '../logging/categories.js';
 import { closeLogger, createLogger } from '../logging/create-logger.js';
 import type { Logger } from '../logging/logger.js';
@@ -58,6 +59,7 @@ import { INSPECT_CUSTOM, type InspectFunction, type InspectOptions, inspectView 
 import { Vault, type VaultSettings } from '../vault/vault.js';
 import { VaultLockedError } from '../vault/vault-locked-error.js';
 import { type VaultOptions, vaultClientConfig, vaultSettings } from '../vault/vault-options.js';
+import { AddedLists, type ListSource } from './added-lists.js';
 import { ClientAlerting, type ClientAlerts } from './alerting.js';
 import type { CorrelationResult } from './correlation-result.js';
 import { ClientIntegrations } from './integrations.js';
@@ -170,6 +172,11 @@ export class ThreatClient {
   readonly #oauth2: OAuth2TokenSource | undefined;
   readonly #campaigns: CampaignTracker | undefined;
   #prepared: Promise<{ prefilter: Prefilter; lists: LocalSource[] }> | undefined;
+  readonly #added: AddedLists;
+  /** The configured lists and the added ones, for lookups: made again when either changes. */
+  #forScout:
+    | { from: unknown; version: number; lists: Promise<{ prefilter: Prefilter; lists: LocalSource[] }> }
+    | undefined;
   #http: HttpClient | undefined;
   #state: ClientState = 'idle';
   /** While `start()` runs: resolves when it has ended, either way (alerts raised meanwhile wait for it). */
@@ -259,7 +266,9 @@ export class ThreatClient {
     }
     for (const [i, list] of this.#config.lists.entries()) {
       if (list.misp?.url !== undefined) checkEndpoint(list.misp.url, `lists[${i}].misp.url`, this.#config.security);
+      if (list.taxii !== undefined) checkEndpoint(list.taxii.url, `lists[${i}].taxii.url`, this.#config.security);
     }
+    this.#added = new AddedLists({ config: this.#config, logger: withCategory(this.logger, 'lists') });
     this.#alerter = createMonitoringAlerter(this.#config, {
       clock: this.#clock,
       // Alerts are about feeds (a breaker, a refused key): their lines go with the feed lines.
@@ -292,7 +301,8 @@ export class ThreatClient {
       config: this.#config,
       pipeline: this.#pipeline,
       sources: () => this.#activeFeeds(),
-      prepared: () => this.#prepare(),
+      prepared: () => this.#listsForScout(),
+      listWeight: (feed) => this.#added.weightOf(feed),
       keyFor: async (feed) => {
         // Throws VaultLockedError while locked: the engine lets it reject the lookup instead of sending no key.
         if (vault?.has(feed)) return vault.get(feed);
@@ -754,6 +764,15 @@ export class ThreatClient {
         );
       }
     }
+    // TAXII lists load their state (from an integration that keeps list state, else their file) and poll once, then
+    // every interval. A poll that fails is logged and kept in listStatus(): it never fails start().
+    const stateKeeper = this.#integrations
+      .started()
+      .find((entry) => typeof entry.instance.listStateStore === 'function');
+    for (const list of await this.#taxiiLists()) {
+      await list.ready(stateKeeper?.instance.listStateStore?.(`list:${list.name}`));
+      list.start();
+    }
     this.#state = 'running';
     // Deliveries a stopped (or crashed) run left pending go out again, in the background, now their integrations run.
     this.#alerting.resumePending();
@@ -771,6 +790,8 @@ export class ThreatClient {
     // Deliveries under way get a grace period while their integrations are still up; any cut short stays recorded.
     await this.#alerting.stop();
     await this.#alerting.useStore(this.#alertStore);
+    // TAXII lists save their state before the integrations stop: one may be where that state is kept.
+    await Promise.all((await this.#taxiiLists()).map((list) => list.close()));
     const failures = await this.#integrations.stop();
     await this.#closeResources();
     this.#vault?.lock('stop');
@@ -791,14 +812,40 @@ export class ThreatClient {
   }
 
   /**
-   * Where each configured list stands (loading the lists first, as a lookup would): a list file's entries and the
+   * Where each list stands (loading the configured lists first, as a lookup would): a list file's entries and the
    * lines it skipped; a MISP feed's events, entries, last read, last failure, and the events and attributes it
-   * skipped, counted by reason.
+   * skipped, counted by reason; a TAXII list's last poll, position, indicators held and objects skipped by reason;
+   * then the lists added with {@link addList}.
    *
    * @throws {ListLoadError} when a list cannot be loaded.
    */
   async listStatus(): Promise<ListStatus[]> {
-    return listStatus((await this.#prepare()).lists);
+    return [...listStatus((await this.#prepare()).lists), ...this.#added.status()];
+  }
+
+  /**
+   * Adds a list that every later lookup asks, after the configured ones: a `StixIndicatorList` fed at run time (the
+   * server's writable TAXII collection keeps one), a `LocalList`, or any {@link ListSource}. Its results carry
+   * `list:<name>`, and `weight` (0..1, default 0.7, as a configured list's) is its reliability in correlation.
+   *
+   * @throws {ValidationError} when the name is not a list name or is taken (by a configured list or an added one),
+   *   when the list has no `lookup`, or when `weight` is not 0..1.
+   *
+   * @example
+   * ```ts
+   * const inbox = new StixIndicatorList({ name: 'partner' });
+   * client.addList(inbox);
+   * inbox.upsert(bundle.objects); // lookups see the indicators at once
+   * ```
+   */
+  addList(list: ListSource, options: { weight?: number } = {}): this {
+    this.#added.add(list, options);
+    return this;
+  }
+
+  /** Stops asking a list added with {@link addList}; true when there was one of that name. */
+  removeList(name: string): boolean {
+    return this.#added.remove(name);
   }
 
   /** Each registered integration's health (an integration without `health()` reports healthy when started). */
@@ -882,6 +929,15 @@ export class ThreatClient {
       const loading = prepareLists(this.#config, withCategory(this.logger, 'lists'), {
         http: () => this.http,
         clock: this.#clock,
+      }).then(async (prepared) => {
+        // A client used without start() loads its TAXII lists' state from their files and polls them once, now;
+        // start() does it itself once the integrations that may keep that state run.
+        if (this.#state !== 'starting') {
+          await Promise.all(
+            prepared.lists.filter((list) => list instanceof TaxiiListSource).map((list) => list.ready()),
+          );
+        }
+        return prepared;
       });
       this.#prepared = loading;
       // A failed load is retried on the next call instead of being remembered forever.
@@ -891,6 +947,26 @@ export class ThreatClient {
       return loading;
     }
     return this.#prepared;
+  }
+
+  /** The configured lists (loaded once) and the added ones, as lookups ask them. */
+  #listsForScout(): Promise<{ prefilter: Prefilter; lists: LocalSource[] }> {
+    const from = this.#prepare();
+    const version = this.#added.version;
+    if (this.#forScout?.from !== from || this.#forScout.version !== version) {
+      this.#forScout = {
+        from,
+        version,
+        lists: from.then(({ prefilter, lists }) => ({ prefilter, lists: [...lists, ...this.#added.lists] })),
+      };
+    }
+    return this.#forScout.lists;
+  }
+
+  /** The TAXII lists among the configured ones, once loaded (none when loading failed). */
+  async #taxiiLists(): Promise<TaxiiListSource[]> {
+    const prepared = await this.#prepared?.catch(() => undefined);
+    return (prepared?.lists ?? []).filter((list): list is TaxiiListSource => list instanceof TaxiiListSource);
   }
 
   #announce(correlation: Correlation, results: ScoutResult['results'], handle: object = correlation): void {

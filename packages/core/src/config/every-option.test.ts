@@ -99,6 +99,25 @@ const holdsOptions = (schema: z.core.$ZodType) => ['object', 'union', 'record'].
 const isTaggedUnion = (schema: z.core.$ZodType) =>
   kindOf(schema) === 'union' && (unwrap(schema)._zod.def as unknown as { discriminator?: string }).discriminator;
 
+/** `lists[].taxii.*`: each observed against a TAXII collection by the TAXII list source's tests. */
+function taxiiOptionChecks(): Record<string, Check> {
+  const file = 'packages/core/src/lists/taxii/taxii-list-source.test.ts';
+  const at = (option: string, ...mentions: string[]) => [`lists[].taxii.${option}`, elsewhere(file, ...mentions)];
+  return Object.fromEntries([
+    at('url', 'polls the collection at url and collection', 'url: dated.url'),
+    at('collection', 'collection: dated.collection'),
+    at('auth[type=bearer].type', "auth: { type: 'bearer', token: 's3cret-taxii-token' }"),
+    at('auth[type=bearer].token', "auth: { type: 'bearer', token: 's3cret-taxii-token' }"),
+    at('auth[type=basic].type', "auth: { type: 'basic', username: 'reader', password: 'pa55word' }"),
+    at('auth[type=basic].username', "auth: { type: 'basic', username: 'reader', password: 'pa55word' }"),
+    at('auth[type=basic].password', "auth: { type: 'basic', username: 'reader', password: 'pa55word' }"),
+    at('pollInterval', 'pollInterval: 60_000', 'clock.advance(59_999)'),
+    at('timeout', 'timeout: 100', 'timed out after 100 ms'),
+    at('pageSize', 'pageSize: 2', "['2', 'p2']"),
+    at('stateFile', 'client({ stateFile })', 'stateStore: stateFile'),
+  ]);
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // What a check is.
 
@@ -1400,6 +1419,8 @@ const CHECKS: Record<string, Check> = {
     (c) => listAnswer(c, 'https://listed.example.org/payload'),
     { lists: [{ name: 'base', file: LIST_WITH_DOMAIN }] },
   ),
+  // A TAXII list polls a TAXII server: each option is observed against one in the list source's own tests.
+  ...taxiiOptionChecks(),
 
   'lists[].misp.directory': effect(
     mispList({ directory: FEED_WITH_IP }),

@@ -541,15 +541,69 @@ const warninglistsSchema = z.strictObject({
   files: z.array(z.string().min(1)).default([]),
 });
 
+/**
+ * `lists[].taxii`: a TAXII 2.1 collection polled for STIX indicators (see the core README, "TAXII collections as
+ * lists"). The position (`added_after`) and the indicators held are kept between runs.
+ */
+const taxiiListSchema = z.strictObject({
+  /**
+   * The API root's URL (`https://taxii.example/api1/`), as the server's discovery lists it. HTTPS unless
+   * `security.enforceHttps` is false; no user name or password in it (use `auth`).
+   */
+  url: z
+    .url({ error: 'expected the URL of the TAXII API root, such as https://taxii.example/api1/' })
+    .refine((url) => !/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(url), {
+      error: 'must not hold a user name or password: give them in auth ({type: "basic", username, password})',
+    }),
+  /** The collection's `id`, as `GET <api root>/collections/` lists it. */
+  collection: z
+    .string({ error: 'required: the id of the TAXII collection' })
+    .regex(/^[A-Za-z0-9._~-]{1,128}$/, { error: 'expected a collection id (letters, digits, ".", "_", "~", "-")' }),
+  /** How requests authenticate: `{type: 'bearer', token}` or `{type: 'basic', username, password}`. */
+  auth: z
+    .discriminatedUnion(
+      'type',
+      [
+        z.strictObject({ type: z.literal('bearer'), token: z.string().min(1, { error: 'must not be empty' }) }),
+        z.strictObject({
+          type: z.literal('basic'),
+          username: z
+            .string()
+            .min(1, { error: 'must not be empty' })
+            .regex(/^[^:]*$/, { error: 'must not hold ":"' }),
+          password: z.string(),
+        }),
+      ],
+      { error: 'expected {type: "bearer", token} or {type: "basic", username, password}' },
+    )
+    .optional(),
+  /** Time between two polls, in ms (default 3600000, one hour; 10 s to 7 days). */
+  pollInterval: milliseconds
+    .min(10_000, { error: 'at least 10000 ms (10 s)' })
+    .max(604_800_000, { error: 'at most 7 days (604800000 ms)' })
+    .default(3_600_000),
+  /** Time one request may take, in ms (default 30000; at most 300000). */
+  timeout: positiveInt.max(300_000, { error: 'at most 300000 ms (5 minutes)' }).default(30_000),
+  /** Objects asked for per page (`limit`; default 1000, at most 10000); the server may send fewer. */
+  pageSize: z.int().min(1).max(10_000).default(1000),
+  /**
+   * The file the position and the indicators are kept in between runs (default `lists/<name>.taxii.json` in the
+   * cache directory, `caching.filesystem.directory`); a storage integration that keeps list state is used instead.
+   */
+  stateFile: z.string().min(1).optional(),
+});
+
 const localListSchema = z.strictObject({
   /** Reported as source `list:<name>`. */
   name: z.string().regex(/^[a-z0-9][a-z0-9_.-]{0,63}$/i, {
     error: 'expected letters, digits, ".", "_" or "-" (at most 64), starting with a letter or digit',
   }),
-  /** The list file; required unless the list is read from elsewhere (`misp`). */
+  /** The list file; required unless the list is read from elsewhere (`misp`, `taxii`). */
   file: z.string({ error: 'required: the path of the list file' }).min(1).optional(),
   /** A MISP feed (a directory or URL with `manifest.json` and event files) instead of a file. */
   misp: mispFeedListSchema.optional(),
+  /** A TAXII 2.1 collection polled for STIX indicators, instead of a file. */
+  taxii: taxiiListSchema.optional(),
   format: z.enum(['plain', 'csv', 'misp-warninglist', 'stix']).default('plain'),
   /** What a match means. */
   verdict: z.enum(['malicious', 'suspicious', 'clean']).default('malicious'),
@@ -564,17 +618,18 @@ const localListSchema = z.strictObject({
   weight: z.number().min(0).max(1).optional(),
 });
 
-/** A list reads one source, a file or a MISP feed; the options of file formats go with a file. */
+/** A list reads one source, a file, a MISP feed or a TAXII collection; the options of file formats go with a file. */
 function checkListSource(
-  list: { file?: string | undefined; misp?: unknown; format: string; column?: unknown },
+  list: { file?: string | undefined; misp?: unknown; taxii?: unknown; format: string; column?: unknown },
   ctx: z.RefinementCtx,
 ): void {
-  const sources = (['file', 'misp'] as const).filter((key) => list[key] !== undefined);
+  const sources = (['file', 'misp', 'taxii'] as const).filter((key) => list[key] !== undefined);
   if (sources.length === 0) {
     ctx.addIssue({
       code: 'custom',
       path: ['file'],
-      message: 'required: the path of the list file (or misp: {url | directory} for a MISP feed)',
+      message:
+        'required: the path of the list file (or misp: {url | directory} for a MISP feed, or taxii: {url, collection} for a TAXII collection)',
     });
   } else if (sources.length > 1) {
     ctx.addIssue({
@@ -588,7 +643,7 @@ function checkListSource(
     ctx.addIssue({
       code: 'custom',
       path: ['format'],
-      message: 'applies to list files; a MISP feed has its own format',
+      message: `applies to list files; a ${list.taxii === undefined ? 'MISP feed' : 'TAXII collection'} has its own format`,
     });
   }
   if (list.column !== undefined) {

@@ -52,6 +52,7 @@ export {
   inspectView,
   redactedView,
 } from '../security/redacted-view.js';
+export { parseStixTimestamp, stixTimestamp } from '../stix/stix-timestamp.js';
 export { CONTROL_OR_SEPARATOR, codePointName, lineSafeJson, quoteForDisplay } from '../text/control-characters.js';
 export { confidenceProblem, confidenceSchema } from '../units/confidence-scale.js';
 export { type DurationBounds, durationProblem, durationSchema } from '../units/duration-unit.js';

@@ -5,6 +5,7 @@ import type { ResolvedConfig } from '../config/schema.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { ThreatEvents } from '../events/threat-events.js';
 import type { HttpClient } from '../http/http-client.js';
+import type { ListStateStore } from '../lists/taxii/list-state-store.js';
 import type { Logger } from '../logging/logger.js';
 import type { OAuth2TokenSource } from '../oauth2/client-credentials.js';
 import type { IndicatorRef } from '../records/indicator-record.js';
@@ -42,6 +43,12 @@ export interface Integration {
    * until `client.stop()`; alerts are not delivered to the integration that keeps them.
    */
   readonly alertStore?: AlertStore;
+  /**
+   * Where a list fed over the network (a TAXII list, `lists[].taxii`) keeps its position and what it holds between
+   * runs, when this integration can keep it (a database several instances share); `name` is the list's source id
+   * (`list:<name>`). Without one, core keeps it in a file.
+   */
+  listStateStore?(name: string): ListStateStore | undefined;
   /**
    * Delivers an alert to the system the integration talks to; resolves with that system's answer. The client hands
    * over a stored {@link Alert} (validated, severity in lower case, indicators with their precise types; the record

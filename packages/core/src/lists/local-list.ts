@@ -321,7 +321,7 @@ function readStixList(
 }
 
 /** A value of a STIX pattern as a rule: of the pattern's own type, an address range for an address type. */
-function stixEntryRule(found: StixEntryValue, match: LocalListMatchMode): EntryResult<undefined> {
+export function stixEntryRule(found: StixEntryValue, match: LocalListMatchMode): EntryResult<undefined> {
   const quoted = JSON.stringify(found.value.length > 100 ? `${found.value.slice(0, 100)}…` : found.value);
   if ((found.type === 'ipv4' || found.type === 'ipv6') && found.value.includes('/')) {
     const range = parseIpRange(found.value);

@@ -1,8 +1,9 @@
 import type { ResolvedConfig } from '../config/schema.js';
 import type { HttpClient } from '../http/http-client.js';
 import { loadLocalList } from '../lists/local-list.js';
+import { TaxiiListSource } from '../lists/taxii/taxii-list-source.js';
 import { WarninglistSet } from '../lists/warninglist-set.js';
-import type { Logger } from '../logging/logger.js';
+import { type Logger, silentLogger } from '../logging/logger.js';
 import { loadMispFeedList } from '../misp-feed/load-misp-feed-list.js';
 import type { Clock } from '../scheduler/clock.js';
 import type { LocalSource, Prefilter } from './scout-engine.js';
@@ -18,7 +19,9 @@ export interface PrepareListsDeps {
  * Loads the warninglists and local lists a configuration names (relative paths resolve against the working
  * directory). A list with lines it could not use is loaded anyway, and the skipped lines are logged, so a typo
  * in a list is seen rather than silently dropped. A list read from a MISP feed (`misp`) is read whole now, then
- * polled until it is closed (the client closes its lists on `stop()`).
+ * polled until it is closed (the client closes its lists on `stop()`). A list fed by a TAXII collection (`taxii`) is
+ * made empty here: its `ready()` loads its saved state and polls (the client calls it once the integrations that may
+ * keep that state run, or at the first lookup), `start()` polls on, `close()` stops.
  *
  * @throws {ListLoadError} naming the first file that cannot be loaded.
  */
@@ -28,6 +31,22 @@ export async function prepareLists(
   deps: PrepareListsDeps = {},
 ): Promise<{ prefilter: Prefilter; lists: LocalSource[] }> {
   const loading = config.lists.map((list): Promise<LocalSource> => {
+    if (list.taxii !== undefined) {
+      return Promise.resolve(
+        new TaxiiListSource({
+          name: list.name,
+          verdict: list.verdict,
+          ...(list.match === undefined ? {} : { match: list.match }),
+          taxii: list.taxii,
+          ...(deps.clock ? { clock: deps.clock } : {}),
+          logger: logger ?? silentLogger,
+          validateCertificates: config.security.validateCertificates,
+          ...(config.caching.filesystem.directory === undefined
+            ? {}
+            : { cacheDirectory: config.caching.filesystem.directory }),
+        }),
+      );
+    }
     if (list.misp !== undefined) {
       return loadMispFeedList({
         ...list.misp,

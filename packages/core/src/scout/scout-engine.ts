@@ -97,6 +97,8 @@ export interface ScoutEngineDeps {
   sources: () => Feed[];
   /** Loads (once) and returns the warninglists and local lists. */
   prepared: () => Promise<{ prefilter: Prefilter; lists: LocalSource[] }>;
+  /** The weight of a list added at run time (`list:<name>`), or undefined for other sources. */
+  listWeight?: (feed: string) => number | undefined;
   /** The key of a feed, or undefined when none is configured; throws `VaultLockedError` when it is locked away. */
   keyFor: (feed: string) => Promise<string | undefined>;
   /**
@@ -248,6 +250,7 @@ export class ScoutEngine {
       weightOf: (feed) =>
         config.correlation.weights[feed] ??
         listWeights.get(feed) ??
+        this.#deps.listWeight?.(feed) ??
         DEFAULT_SOURCE_WEIGHTS[feed] ??
         DEFAULT_FEED_WEIGHT,
       recencyHalfLifeDays: config.correlation.recencyHalfLifeDays,

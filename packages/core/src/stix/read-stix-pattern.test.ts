@@ -91,4 +91,19 @@ describe('readStixPattern', () => {
   ])('says why %j is not a pattern', (pattern, reason) => {
     expect(readStixPattern(pattern)).toEqual({ ok: false, reason: `is not a valid STIX pattern: ${reason}` });
   });
+
+  it('refuses a pattern nested deeper than 100 levels, in every place parentheses nest, instead of overflowing', () => {
+    const deep = 20_000;
+    for (const pattern of [
+      `${'('.repeat(deep)}[url:value = 'x']${')'.repeat(deep)}`,
+      `[${'('.repeat(deep)}url:value = 'x'${')'.repeat(deep)}]`,
+      `[url:value IN ${'('.repeat(deep)}'x'${')'.repeat(deep)}]`,
+    ]) {
+      const reading = readStixPattern(pattern);
+      expect(reading.ok).toBe(false);
+      expect(!reading.ok && reading.reason).toMatch(/nested deeper than 100 levels/);
+    }
+    // 100 levels are still read.
+    expect(values(readStixPattern(`${'('.repeat(99)}[url:value = 'x']${')'.repeat(99)}`))).toEqual(['url:value=x']);
+  });
 });

@@ -168,9 +168,16 @@ const QUALIFIERS = new Set(['WITHIN', 'REPEATS', 'START']);
 const WORD_OPERATORS = new Set(['IN', 'LIKE', 'MATCHES', 'ISSUBSET', 'ISSUPERSET']);
 const IDENTIFIER_WITHOUT_HYPHEN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const SNIPPET_LENGTH = 80;
+/**
+ * The deepest nesting of parentheses and brackets a pattern may have. The parser descends once per level, so without
+ * a bound a pattern of a few thousand `(` (from a file, a TAXII server or a POST) would overflow the stack; no
+ * pattern a producer writes comes near it.
+ */
+const MAX_NESTING = 100;
 
 class Parser {
   #at = 0;
+  #depth = 0;
 
   readonly source: string;
   readonly tokens: readonly Token[];
@@ -241,15 +248,17 @@ class Parser {
   #observationPrimary(): StixPatternPart[] {
     const token = this.#peek();
     if (token.kind === 'punct' && token.text === '[') {
-      this.#next();
+      this.#enter();
       const parts = this.#comparisonOr();
       this.#expect('punct', ']', '"]" or OR');
+      this.#depth -= 1;
       return parts;
     }
     if (token.kind === 'punct' && token.text === '(') {
-      this.#next();
+      this.#enter();
       const parts = this.#observationOr();
       this.#expect('punct', ')', '")"');
+      this.#depth -= 1;
       return parts;
     }
     throw new PatternSyntaxError(`expected "[" or "(", found ${describe(token)}`, token.start);
@@ -278,9 +287,10 @@ class Parser {
   #comparisonPrimary(): StixPatternPart[] {
     const start = this.#peek().start;
     if (this.#isPunct('(')) {
-      this.#next();
+      this.#enter();
       const parts = this.#comparisonOr();
       this.#expect('punct', ')', '")"');
+      this.#depth -= 1;
       return parts;
     }
     if (this.#isWord('EXISTS')) {
@@ -354,13 +364,15 @@ class Parser {
     if (token.kind === 'string' || token.kind === 'number' || token.kind === 'typed') return token;
     if (token.kind === 'word' && (token.text === 'true' || token.text === 'false')) return token;
     if (token.kind === 'punct' && token.text === '(') {
-      // A set, for IN: ('a', 'b').
+      // A set, for IN: ('a', 'b'). The `(` is already read: #enter counts it without reading another token.
+      this.#enter(false);
       this.#literal();
       while (this.#isPunct(',')) {
         this.#next();
         this.#literal();
       }
       this.#expect('punct', ')', '")"');
+      this.#depth -= 1;
       return token;
     }
     throw new PatternSyntaxError(`expected a literal, found ${describe(token)}`, token.start);
@@ -371,6 +383,18 @@ class Parser {
     const text = this.source.slice(start, end);
     const snippet = text.length > SNIPPET_LENGTH ? `${text.slice(0, SNIPPET_LENGTH)}…` : text;
     return { ok: false, reason: `${snippet} ${what}` };
+  }
+
+  /** Reads an opening `(` or `[` (unless `read` is false), refusing one nested deeper than {@link MAX_NESTING}. */
+  #enter(read = true): void {
+    const token = read ? this.#next() : (this.tokens[this.#at - 1] as Token);
+    this.#depth += 1;
+    if (this.#depth > MAX_NESTING) {
+      throw new PatternSyntaxError(
+        `parentheses and brackets are nested deeper than ${MAX_NESTING} levels`,
+        token.start,
+      );
+    }
   }
 
   #peek(): Token {

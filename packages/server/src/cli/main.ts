@@ -28,9 +28,9 @@ const USAGE = `Usage: threatlib <command> [options]
 
 Commands:
   serve [--config FILE] [--profile NAME] [--port N] [--host H]
-        Start the REST API (under /api/v1). Without a config file: embedded defaults (no keys, no network,
-        the aggressive strategy). --port: the port to listen on (default 8080; 0 picks a free one);
-        --host: the interface (default 127.0.0.1, loopback only).
+        Start the REST API (under /api/v1) and TAXII 2.1 (discovery at /taxii2/, the same token). Without a
+        config file: embedded defaults (no keys, no network, the aggressive strategy). --port: the port to listen on
+        (default 8080; 0 picks a free one); --host: the interface (default 127.0.0.1, loopback only).
         The bearer token is THREATLIB_API_TOKEN, or a random one printed once at start.
   scan <indicator...> [--file list.txt] [--format table|json] [--config FILE] [--profile NAME]
         Scan indicators (a progress bar on stderr when reading a file).
@@ -172,6 +172,8 @@ async function serve(argv: string[], io: CliIo): Promise<number> {
   const token = fromEnv || randomBytes(24).toString('base64url');
   const server = new APIServer({ port, host, authentication: { type: 'bearer', tokens: [token] } });
   server.mount('/api/v1', client);
+  // The same client over TAXII 2.1, with the same token: its concluded threats to read, an inbox it lists.
+  server.mountTaxii('/taxii2', client);
   let address: string;
   try {
     address = await server.start();
@@ -217,6 +219,7 @@ function startupLines(options: {
     `threatlib API listening on ${address}${embedded ? ' (embedded defaults: no config file, no keys, no network)' : ''}`,
     `  routes:   ${address}/api/v1`,
     `  docs:     ${address}/docs`,
+    `  taxii:    ${address}/taxii2/   (TAXII 2.1 discovery, the same token)`,
     token
       ? `  token:    ${token}   (shown once; set THREATLIB_API_TOKEN to choose your own)`
       : '  token:    from THREATLIB_API_TOKEN',

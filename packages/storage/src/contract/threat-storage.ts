@@ -1,4 +1,5 @@
 import type { AlertStore, IntegrationHealth } from '@threatlib/core/integration';
+import type { ListStateStore } from '@threatlib/core/lists';
 import type { WebhookOutboxStore } from '../document-store/webhook-outbox.js';
 
 /**
@@ -151,4 +152,9 @@ export interface ThreatStorage {
    * without it the webhooks keep their file outbox.
    */
   webhookOutbox?(name: string): WebhookOutboxStore;
+  /**
+   * Where a list fed over the network (core's TAXII list, `list:<name>`) keeps its position and indicators, shared by
+   * the instances on the back end. Optional: without it the list keeps its state file.
+   */
+  listStateStore?(name: string): ListStateStore;
 }

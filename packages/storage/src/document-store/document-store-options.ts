@@ -24,10 +24,15 @@ export const collectionsSchema = z
     alerts: collectionName.default('alerts'),
     /** Outgoing webhook deliveries waiting for their next attempt, when the store keeps the webhooks' outbox. */
     webhookOutbox: collectionName.default('webhookOutbox'),
+    /** The state of lists fed over the network (a TAXII list's position and indicators), when the store keeps it. */
+    listStates: collectionName.default('listStates'),
   })
   .prefault({});
 
-/** The key of a collection in `collections` (`threats`, `campaigns`, `indicators`, `alerts`, `webhookOutbox`). */
+/**
+ * The key of a collection in `collections` (`threats`, `campaigns`, `indicators`, `alerts`, `webhookOutbox`,
+ * `listStates`).
+ */
 export type CollectionKey = keyof z.output<typeof collectionsSchema>;
 
 const documentStoreShape = {

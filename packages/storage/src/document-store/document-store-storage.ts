@@ -46,6 +46,7 @@ import {
 } from './document-store-options.js';
 import { EXPIRY_FIELD, type ExpiryDetection, ExpirySweeper, prepareExpiry } from './expiry.js';
 import { type IndicatorDocument, sightingUpserts, toIndicatorHistory } from './indicator-history.js';
+import { DocumentListState, type ListStateDocument } from './list-state.js';
 import { storableRecord } from './stored-record.js';
 import { fromDocument, fromThreatDocument, type ThreatDocument, threatDocument } from './threat-document.js';
 import { DocumentWebhookOutbox, type WebhookOutboxDocument } from './webhook-outbox.js';
@@ -359,6 +360,24 @@ export class DocumentStoreStorage implements ThreatStorage {
       run: (operation, work) => this.#run(operation, 'webhookOutbox', work),
       logger: this.#logger,
     });
+  }
+
+  /**
+   * Where the list `name` (`list:<name>`, a TAXII list) keeps its state, on the `listStates` collection, so that
+   * instances sharing the database resume from one position. Loading connects the store if it has not.
+   */
+  listStateStore(name: string): DocumentListState {
+    return new DocumentListState(
+      name,
+      {
+        collection: async () => {
+          await this.start();
+          return this.#collection<ListStateDocument>('listStates');
+        },
+        run: (operation, work) => this.#run(operation, 'listStates', work),
+      },
+      this.options.collections.listStates,
+    );
   }
 
   /** Runs `work` after the upserts already under way of this store. */

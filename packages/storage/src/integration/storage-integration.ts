@@ -14,6 +14,7 @@ import {
   type IntegrationHealth,
   systemClock,
 } from '@threatlib/core/integration';
+import type { ListStateStore } from '@threatlib/core/lists';
 import { ObjectId } from 'mongodb';
 import { parseCampaignReports } from '../contract/campaign-schema.js';
 import type {
@@ -112,6 +113,14 @@ export class StorageIntegration implements Integration {
    */
   webhookOutbox(name: string): WebhookOutboxStore | undefined {
     return this.storage.webhookOutbox?.(name);
+  }
+
+  /**
+   * Where the client's TAXII lists keep their position and indicators (`list:<name>`), when the back end can (the
+   * document store): with `integrations.storage` configured, every instance sharing the database resumes from them.
+   */
+  listStateStore(name: string): ListStateStore | undefined {
+    return this.storage.listStateStore?.(name);
   }
 
   /** The back end's alert store: the client keeps its alerts there while this integration runs. */
