@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { KnipConfig } from 'knip';
 
 // knip finds files nothing reaches, dependencies nothing imports and exports nothing uses (`pnpm lint` runs it). The
@@ -7,6 +8,14 @@ import type { KnipConfig } from 'knip';
 // Each package's bin (from package.json), its vitest config and the test files that config includes are entries through
 // knip's own reading of package.json and of vitest.config.ts.
 const packageEntries = ['src/index.ts'];
+
+/** The source file of each entry of core's exports map (`./dist/cache/index.js` is `src/cache/index.ts`). */
+const coreExports: Record<string, string | { default: string }> = JSON.parse(
+  readFileSync(new URL('./packages/core/package.json', import.meta.url), 'utf8'),
+).exports;
+const coreEntries = Object.values(coreExports).flatMap((target) =>
+  typeof target === 'object' ? [target.default.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts')] : [],
+);
 
 const config: KnipConfig = {
   workspaces: {
@@ -18,15 +27,9 @@ const config: KnipConfig = {
       project: ['src/**/*.ts'],
     },
     'packages/core': {
-      // The subpaths of the exports map (./metrics, ./misp, ./integration, ./testing), the README's examples, the
+      // Every entry of the exports map (read from package.json, so the two cannot differ), the README's examples, the
       // tests of the browser project, and the modules a test hands to a bundler by file name.
-      entry: [
-        ...packageEntries,
-        'src/{metrics,misp-feed,integration,testing}/index.ts',
-        'examples/**/*.{ts,js}',
-        'src/**/*.browser.test.ts',
-        'src/**/__fixtures__/**/*.ts',
-      ],
+      entry: [...coreEntries, 'examples/**/*.{ts,js}', 'src/**/*.browser.test.ts', 'src/**/__fixtures__/**/*.ts'],
       project: ['src/**/*.ts', 'bin/**/*.js', 'examples/**/*.{ts,js}'],
       // Loaded with createRequire only when e-mail monitoring alerts are configured (an optional peer dependency),
       // which knip cannot see as an import.

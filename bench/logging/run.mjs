@@ -3,8 +3,9 @@
 // written to a destination that discards them. It prints figures and never judges by exit code.
 // Run with `pnpm bench:logging` from the repository root; see ../README.md ("logging").
 import { createRequire } from 'node:module';
-import { createLogger, parseConfig } from '@threatlib/core';
+import { parseConfig } from '@threatlib/core';
 import { withCategory } from '@threatlib/core/integration';
+import { createLogger } from '@threatlib/core/logging';
 
 // pino as core has it, for a reference line without threatlib's hook, redaction and routing.
 const { pino } = createRequire(import.meta.resolve('@threatlib/core'))('pino');

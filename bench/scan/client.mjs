@@ -3,14 +3,8 @@
 // and exits. See ../README.md for what each figure means.
 import { readFile } from 'node:fs/promises';
 import { parseIndicator, silentLogger, ThreatClient } from '@threatlib/core';
-import {
-  abuseipdbFeed,
-  createHttpClient,
-  crowdsecFeed,
-  otxFeed,
-  urlhausFeed,
-  virustotalFeed,
-} from '@threatlib/core/integration';
+import { abuseipdbFeed, crowdsecFeed, otxFeed, urlhausFeed, virustotalFeed } from '@threatlib/core/feeds';
+import { createHttpClient } from '@threatlib/core/integration';
 import pLimit from 'p-limit';
 
 const FEEDS = [urlhausFeed, otxFeed, abuseipdbFeed, crowdsecFeed, virustotalFeed];

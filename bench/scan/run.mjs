@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseIndicator } from '@threatlib/core';
-import { abuseipdbFeed, crowdsecFeed, otxFeed, urlhausFeed, virustotalFeed } from '@threatlib/core/integration';
+import { abuseipdbFeed, crowdsecFeed, otxFeed, urlhausFeed, virustotalFeed } from '@threatlib/core/feeds';
 import { mulberry32, startFeedEmulator, VENDORS } from '@threatlib/feed-emulator';
 
 const here = dirname(fileURLToPath(import.meta.url));

@@ -3,13 +3,20 @@
 // package.json fields, no polyfills). Built-ins are kept out of the bundle, and esbuild's metafile says which file
 // imports which, statically or with a literal `import()`.
 import { builtinModules } from 'node:module';
-import { build } from 'esbuild';
+import { relative } from 'node:path';
+import { build, type Metafile } from 'esbuild';
 
 /** One Node built-in reachable from the entry, as `node:name`, with the files that import it. */
 export interface NodeImport {
   module: string;
   /** The entry's own files as paths relative to `root`, and dependencies by package name (`undici`), sorted. */
   importers: string[];
+  /**
+   * Of `importers`, those a page that imports the entry loads at once: reached from the entry through static imports
+   * alone. Empty when every path to the built-in goes through an `import()`, which a bundler splits into a chunk the
+   * page loads only when that code first runs: the page loads, and fails (or is refused) only on that use.
+   */
+  atImport: string[];
 }
 
 // Without these, esbuild for the browser stops at the first built-in ("Could not resolve"); external, each is listed.
@@ -45,15 +52,38 @@ export async function nodeImportsOf(entry: string, root: string): Promise<NodeIm
     logLevel: 'silent',
     external: EXTERNAL,
   });
-  const found = new Map<string, Set<string>>();
-  for (const [file, input] of Object.entries(result.metafile.inputs)) {
+  const { inputs } = result.metafile;
+  const loadedAtImport = staticallyReached(inputs, relative(root, entry));
+  const found = new Map<string, { importers: Set<string>; atImport: Set<string> }>();
+  for (const [file, input] of Object.entries(inputs)) {
     for (const imported of input.imports) {
       if (!imported.external || !isBuiltin(imported.path)) continue;
       const module = imported.path.startsWith('node:') ? imported.path : `node:${imported.path}`;
-      found.set(module, (found.get(module) ?? new Set()).add(importerName(file)));
+      const entry = found.get(module) ?? { importers: new Set<string>(), atImport: new Set<string>() };
+      entry.importers.add(importerName(file));
+      if (loadedAtImport.has(file) && imported.kind !== 'dynamic-import') entry.atImport.add(importerName(file));
+      found.set(module, entry);
     }
   }
   return [...found]
-    .map(([module, importers]) => ({ module, importers: [...importers].sort() }))
+    .map(([module, { importers, atImport }]) => ({
+      module,
+      importers: [...importers].sort(),
+      atImport: [...atImport].sort(),
+    }))
     .sort((a, b) => a.module.localeCompare(b.module));
+}
+
+/** The files a page loads with the entry: those reached from it through imports that are not `import()`. */
+function staticallyReached(inputs: Metafile['inputs'], entry: string): Set<string> {
+  const reached = new Set<string>();
+  const pending = [entry];
+  for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
+    if (reached.has(file)) continue;
+    reached.add(file);
+    for (const imported of inputs[file]?.imports ?? []) {
+      if (!imported.external && imported.kind !== 'dynamic-import') pending.push(imported.path);
+    }
+  }
+  return reached;
 }

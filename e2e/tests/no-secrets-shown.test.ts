@@ -17,8 +17,15 @@ import {
 } from '@threatlib/cloud-emulator';
 import type { ThreatClient, ThreatConfig } from '@threatlib/core';
 import * as core from '@threatlib/core';
+import * as coreCache from '@threatlib/core/cache';
+import * as coreCli from '@threatlib/core/cli';
+import * as coreFeeds from '@threatlib/core/feeds';
+import * as coreHttpServer from '@threatlib/core/http-server';
 import * as coreIntegration from '@threatlib/core/integration';
+import * as coreLists from '@threatlib/core/lists';
+import * as coreLogging from '@threatlib/core/logging';
 import * as coreMetrics from '@threatlib/core/metrics';
+import * as coreMisp from '@threatlib/core/misp';
 import * as coreTesting from '@threatlib/core/testing';
 import { type FeedEmulator, startFeedEmulator } from '@threatlib/feed-emulator';
 import * as queue from '@threatlib/queue';
@@ -34,8 +41,15 @@ import { describeWith, type Receiver, servicePort, startReceiver, uniqueName } f
 /** Every entry a user imports from. */
 const ENTRIES: Record<string, Record<string, unknown>> = {
   '@threatlib/core': core,
+  '@threatlib/core/cache': coreCache,
+  '@threatlib/core/cli': coreCli,
+  '@threatlib/core/feeds': coreFeeds,
+  '@threatlib/core/http-server': coreHttpServer,
   '@threatlib/core/integration': coreIntegration,
+  '@threatlib/core/lists': coreLists,
+  '@threatlib/core/logging': coreLogging,
   '@threatlib/core/metrics': coreMetrics,
+  '@threatlib/core/misp': coreMisp,
   '@threatlib/core/testing': coreTesting,
   '@threatlib/server': server,
   '@threatlib/siem': siem,
@@ -284,15 +298,15 @@ describe('made with a secret in every credential option, not started', () => {
   });
 
   it("core's caches, transports, logger, token source and HTTP client", async () => {
-    const kv = new coreIntegration.KvServerCache({ port: 1, password: S.redisPassword });
+    const kv = new coreCache.KvServerCache({ port: 1, password: S.redisPassword });
     shown('KvServerCache', kv);
     const caching = core.parseConfig({
       sources: ['feed_urls'],
       caching: { enabled: true, type: 'kvserver', kvserver: { password: S.redisPassword } },
     }).caching;
-    const cache = coreIntegration.createCache(caching);
+    const cache = coreCache.createCache(caching);
     shown('createCache', cache);
-    const transport = new coreIntegration.WebhookTransport({
+    const transport = new coreLogging.WebhookTransport({
       url: 'https://logs.example/ingest',
       headers: { Authorization: `Bearer ${S.logHeader}` },
     });
@@ -305,7 +319,7 @@ describe('made with a secret in every credential option, not started', () => {
         ],
       },
     }).logging;
-    const logger = core.createLogger(logging);
+    const logger = coreLogging.createLogger(logging);
     shown('createLogger', logger);
     const http = coreIntegration.createHttpClient({});
     shown('createHttpClient', http);
@@ -318,7 +332,7 @@ describe('made with a secret in every credential option, not started', () => {
         http,
       }),
     );
-    await Promise.all([kv.close(), cache?.close(), transport.close(), core.closeLogger(logger), http.close()]);
+    await Promise.all([kv.close(), cache?.close(), transport.close(), coreLogging.closeLogger(logger), http.close()]);
   });
 
   it('the server and its authenticator', () => {
@@ -728,28 +742,26 @@ const HOLDS_NO_CREDENTIALS: Record<string, string> = {
   CacheError: 'an error naming the cache back end',
   CampaignTracker: 'indicators grouped into campaigns',
   HttpError: 'an error with the failure kind and the URL (redacted by the HTTP client)',
-  IndicatorMatcher: 'list entries',
   InvalidIndicatorError: 'an error quoting the indicator',
   ListLoadError: 'an error naming a list file',
-  LocalList: 'list entries',
   MemoryAlertStore: 'alerts',
   RateLimitError: 'an error naming a feed and its quota window',
-  StixIndicatorList: 'STIX indicators taken in (a TAXII source holds its credentials, not the list)',
   ThreatlibError: 'the base error: a code and a message',
   ValidationError: 'an error naming the invalid fields of a record',
   VaultCorruptError: 'an error naming the vault file and the damaged field',
   VaultLockedError: 'an error naming the feeds whose keys are locked',
-  Warninglist: 'warninglist entries',
-  WarninglistSet: 'warninglists',
+  // @threatlib/core/cache
+  FileCache: 'a directory of cached answers',
+  MemoryCache: 'cached answers',
   // @threatlib/core/integration
   CircuitBreaker: 'failure counts',
   EventBus: 'listeners',
-  FeedQuota: 'request counts',
-  FeedRegistry: 'feed adapters (their keys come per lookup, from the client)',
   FeedScheduler: 'queued lookups',
-  FileCache: 'a directory of cached answers',
+  // @threatlib/core/lists
+  LocalList: 'list entries',
+  StixIndicatorList: 'STIX indicators taken in (a TAXII source holds its credentials, not the list)',
+  // @threatlib/core/logging
   FileTransport: 'a log file path',
-  MemoryCache: 'cached answers',
   SyslogTransport: 'a syslog host and port',
   createGuardedAgent: 'an HTTP agent checking addresses (no credentials)',
   // @threatlib/core/testing

@@ -7,7 +7,7 @@ import { IntegrationError } from '../src/errors/integration-error.js';
 import { silentLogger } from '../src/logging/logger.js';
 import { AlertWebhookPlugin } from './alert-webhook-plugin.js';
 
-declare module '../src/integrations/integration.js' {
+declare module '../src/integration/integration.js' {
   interface IntegrationRegistry {
     alertWebhook: AlertWebhookPlugin;
   }

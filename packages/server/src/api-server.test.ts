@@ -1,6 +1,7 @@
 import { createHash, generateKeyPairSync } from 'node:crypto';
 import { validate } from '@readme/openapi-parser';
-import { createLogger, parseConfig, silentLogger, ThreatClient, type ThreatConfig } from '@threatlib/core';
+import { parseConfig, silentLogger, ThreatClient, type ThreatConfig } from '@threatlib/core';
+import { createLogger } from '@threatlib/core/logging';
 import { exportJWK, SignJWT } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
 import { APIServer, type APIServerOptions } from './api-server.js';

@@ -6,9 +6,9 @@ import {
   ThreatlibError,
   ValidationError,
 } from '@threatlib/core';
+import { guardConnections } from '@threatlib/core/http-server';
 import {
   configWithSecrets,
-  guardConnections,
   INSPECT_CUSTOM,
   type InspectFunction,
   type InspectOptions,

@@ -1,6 +1,5 @@
 import {
   ALERT_METADATA_MAX_BYTES,
-  AlertFieldsSchema,
   AlertSchema,
   FEED_STATUSES,
   INDICATOR_TYPE_NAMES,
@@ -8,6 +7,7 @@ import {
   SEVERITIES,
   SeveritySchema,
 } from '@threatlib/core';
+import { AlertFieldsSchema } from '@threatlib/core/integration';
 import { z } from 'zod';
 
 /*

@@ -1,4 +1,5 @@
-import { ConfigurationError, recordIssues } from '@threatlib/core';
+import { ConfigurationError } from '@threatlib/core';
+import { recordIssues } from '@threatlib/core/integration';
 import { z } from 'zod';
 
 const endpoint = z

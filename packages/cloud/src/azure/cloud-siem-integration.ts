@@ -3,7 +3,6 @@ import {
   type Alert,
   type Correlation,
   type Logger,
-  recordIssues,
   type StixCorrelationInput,
   type StixIndicator,
   silentLogger,
@@ -22,6 +21,7 @@ import {
   type IntegrationHealth,
   inspectView,
   REDACTED,
+  recordIssues,
   redactedView,
   systemClock,
 } from '@threatlib/core/integration';

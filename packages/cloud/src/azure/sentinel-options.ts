@@ -8,8 +8,8 @@
 // - ClientSecretCredential(tenantId, clientId, clientSecret, {authorityHost, disableInstanceDiscovery}):
 //   https://learn.microsoft.com/en-us/javascript/api/@azure/identity/clientsecretcredential
 import type { TokenCredential } from '@azure/identity';
-import { ConfigurationError, recordIssues } from '@threatlib/core';
-import { confidenceSchema } from '@threatlib/core/integration';
+import { ConfigurationError } from '@threatlib/core';
+import { confidenceSchema, recordIssues } from '@threatlib/core/integration';
 import { z } from 'zod';
 
 /** The api-version of the STIX objects upload API. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /** Where an alert's delivery to one integration stands. */
-export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
 
 /** One of {@link DELIVERY_STATUSES}. */
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];

@@ -143,9 +143,6 @@ export const AlertInputSchema = AlertFieldsSchema.transform((input, ctx) => {
 /** An alert as given to `AlertStore.add` or `sendAlert`, in either documented form. */
 export type AlertInput = z.input<typeof AlertInputSchema>;
 
-/** An alert once its input is validated and its forms reconciled, before a store gives it an id and a time. */
-export type NormalisedAlertInput = z.output<typeof AlertInputSchema>;
-
 /**
  * A stored alert: the documented record with its `id`, `timestamp` (ISO 8601) and `deliveries` (empty until the
  * client delivers it to integrations).

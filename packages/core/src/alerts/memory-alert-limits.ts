@@ -9,7 +9,7 @@ export interface MemoryAlertLimits {
 }
 
 /** The limits a `MemoryAlertStore` has unless given others. */
-export const DEFAULT_MEMORY_ALERT_LIMITS: Readonly<MemoryAlertLimits> = Object.freeze({
+const DEFAULT_MEMORY_ALERT_LIMITS: Readonly<MemoryAlertLimits> = Object.freeze({
   maxAlerts: 10_000,
   maxBytes: 32 * 1024 * 1024,
 });

@@ -11,10 +11,10 @@ import { BUILTIN_FEED_IDS } from '../feeds/feed-ids.js';
 import { silentLogger } from '../logging/logger.js';
 
 /** Exit codes of `threatlib-config`. */
-export const EXIT = { ok: 0, invalid: 1, usage: 2 } as const;
+const EXIT = { ok: 0, invalid: 1, usage: 2 } as const;
 
 /** The configuration used when there is no config file: every built-in feed, keys only from the environment. */
-export const EMBEDDED_DEFAULTS: ThreatConfig = { sources: [...BUILTIN_FEED_IDS] };
+const EMBEDDED_DEFAULTS: ThreatConfig = { sources: [...BUILTIN_FEED_IDS] };
 
 const USAGE = `Usage: threatlib-config <show|check> [--config FILE] [--profile NAME] [--json]
 

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Alert, AlertInput } from '../alerts/alert.js';
 import { MemoryAlertStore } from '../alerts/memory-alert-store.js';
 import type { ThreatConfig } from '../config/schema.js';
-import type { Integration } from '../integrations/integration.js';
+import type { Integration } from '../integration/integration.js';
 import { silentLogger } from '../logging/logger.js';
 import { severityForRiskScore } from '../records/severity.js';
 import { ThreatClient, type ThreatClientOptions } from './threat-client.js';

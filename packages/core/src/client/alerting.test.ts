@@ -10,7 +10,7 @@ import type { AlertPage, AlertStore } from '../alerts/alert-store.js';
 import { MemoryAlertStore } from '../alerts/memory-alert-store.js';
 import { isNormalisedAlert } from '../alerts/normalised-alert.js';
 import type { ThreatConfig } from '../config/schema.js';
-import type { Integration, IntegrationContext, SendAlertOptions } from '../integrations/integration.js';
+import type { Integration, IntegrationContext, SendAlertOptions } from '../integration/integration.js';
 import type { Logger } from '../logging/logger.js';
 import { silentLogger } from '../logging/logger.js';
 import { createClientMetrics } from '../metrics/client-metrics.js';

@@ -10,7 +10,7 @@ import { isNormalisedAlert } from '../alerts/normalised-alert.js';
 import { threatAlertFor } from '../alerts/threat-alert.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import type { Correlation } from '../correlation/correlate.js';
-import type { Integration } from '../integrations/integration.js';
+import type { Integration } from '../integration/integration.js';
 import { withCategory } from '../logging/categories.js';
 import type { Logger } from '../logging/logger.js';
 import { configSecrets } from '../monitoring/secret-scrubber.js';

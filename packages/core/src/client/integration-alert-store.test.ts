@@ -6,7 +6,7 @@ import type { Alert } from '../alerts/alert.js';
 import { MemoryAlertStore } from '../alerts/memory-alert-store.js';
 import type { ThreatConfig } from '../config/schema.js';
 import type { Correlation } from '../correlation/correlate.js';
-import type { Integration } from '../integrations/integration.js';
+import type { Integration } from '../integration/integration.js';
 import { silentLogger } from '../logging/logger.js';
 import { ThreatClient } from './threat-client.js';
 

@@ -6,9 +6,9 @@ import type { Alert } from '../alerts/alert.js';
 import type { ThreatConfig } from '../config/schema.js';
 import { ConfigurationError } from '../errors/configuration-error.js';
 import { IntegrationError } from '../errors/integration-error.js';
-import type { Integration, IntegrationContext } from '../integrations/integration.js';
-import type { IntegrationFactory } from '../integrations/integration-factory.js';
-import { INTEGRATION_PACKAGES } from '../integrations/integration-packages.js';
+import type { Integration, IntegrationContext } from '../integration/integration.js';
+import type { IntegrationFactory } from '../integration/integration-factory.js';
+import { INTEGRATION_PACKAGES } from '../integration/integration-packages.js';
 import { silentLogger } from '../logging/logger.js';
 import { ThreatClient, type ThreatClientOptions } from './threat-client.js';
 

@@ -5,8 +5,8 @@ import type {
   IntegrationClass,
   IntegrationContext,
   IntegrationHealth,
-} from '../integrations/integration.js';
-import type { IntegrationFactory } from '../integrations/integration-factory.js';
+} from '../integration/integration.js';
+import type { IntegrationFactory } from '../integration/integration-factory.js';
 import {
   INTEGRATION_PACKAGES,
   type IntegrationPackage,
@@ -14,8 +14,8 @@ import {
   OPTION_INTEGRATION_PACKAGES,
   type OptionIntegrationKey,
   type PackagedIntegrationKey,
-} from '../integrations/integration-packages.js';
-import { type IntegrationPackageLoader, isPackageNotFound } from '../integrations/load-integration-package.js';
+} from '../integration/integration-packages.js';
+import { type IntegrationPackageLoader, isPackageNotFound } from '../integration/load-integration-package.js';
 import type { Logger } from '../logging/logger.js';
 
 /** One integration a client holds. */

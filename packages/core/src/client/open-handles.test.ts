@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Alert } from '../alerts/alert.js';
-import type { Integration, IntegrationContext } from '../integrations/integration.js';
+import type { Integration, IntegrationContext } from '../integration/integration.js';
 import { silentLogger } from '../logging/logger.js';
 import { extraResources as extra, activeResources as resources, settle } from './active-resources.test-suite.js';
 import { ThreatClient } from './threat-client.js';

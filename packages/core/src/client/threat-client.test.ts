@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Alert } from '../alerts/alert.js';
 import { ConfigurationError } from '../errors/configuration-error.js';
 import { IntegrationError } from '../errors/integration-error.js';
-import type { Integration, IntegrationContext } from '../integrations/integration.js';
+import type { Integration, IntegrationContext } from '../integration/integration.js';
 import { silentLogger } from '../logging/logger.js';
 import { configWithSecrets, ThreatClient } from './threat-client.js';
 

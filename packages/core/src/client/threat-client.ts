@@ -27,8 +27,8 @@ import type {
   IntegrationContext,
   IntegrationHealth,
   IntegrationRegistry,
-} from '../integrations/integration.js';
-import { type IntegrationPackageLoader, importIntegrationPackage } from '../integrations/load-integration-package.js';
+} from '../integration/integration.js';
+import { type IntegrationPackageLoader, importIntegrationPackage } from '../integration/load-integration-package.js';
 import { TaxiiListSource } from '../lists/taxii/taxii-list-source.js';
 import { withCategory } from '../logging/categories.js';
 import { closeLogger, createLogger } from '../logging/create-logger.js';

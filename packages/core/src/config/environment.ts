@@ -17,17 +17,6 @@ export function apiKeyVariable(feed: string): string {
  */
 export const OAUTH2_CLIENT_SECRET_VARIABLE = 'THREATLIB_OAUTH2_CLIENT_SECRET';
 
-/** Every variable threatlib reads, for documentation and `threatlib-config show`. */
-export const ENVIRONMENT_VARIABLES: readonly string[] = [
-  'THREATLIB_PROFILE',
-  'THREATLIB_STRATEGY',
-  'THREATLIB_MAX_CONCURRENCY',
-  'THREATLIB_AUTO_LOCK',
-  'THREATLIB_LOCK_TIMEOUT',
-  ...BUILTIN_FEED_IDS.map(apiKeyVariable),
-  OAUTH2_CLIENT_SECRET_VARIABLE,
-];
-
 /** The process environment where there is one (Node.js), an empty one elsewhere (browsers). */
 export function processEnvironment(): Environment {
   const proc = (globalThis as { process?: { env?: Environment } }).process;

@@ -3,7 +3,7 @@ import { INDICATOR_TYPES } from '../indicators/index.js';
 import type { Feed } from './feed.js';
 
 /** Checks that a value implements the {@link Feed} contract, naming what is wrong. */
-export function assertFeed(feed: unknown): asserts feed is Feed {
+function assertFeed(feed: unknown): asserts feed is Feed {
   const problems: string[] = [];
   const f = (typeof feed === 'object' && feed !== null ? feed : {}) as Record<string, unknown>;
   const label = typeof f.id === 'string' ? `feed "${f.id}"` : 'feed';

@@ -6,7 +6,7 @@ import { LinearRegex } from './linear-regex.js';
 import { type ProbeCounter, SubstringAutomaton } from './substring-automaton.js';
 
 /** How a list entry is compared with indicators. */
-export type MatchKind = 'exact' | 'hostname' | 'cidr' | 'substring' | 'regex';
+type MatchKind = 'exact' | 'hostname' | 'cidr' | 'substring' | 'regex';
 
 interface RuleBase<T> {
   /** The indicator types the entry applies to; an indicator of another type never matches it. */

@@ -12,11 +12,10 @@ import { parseIpRange } from './ip-range.js';
 import { cidrRule, type EntryResult, exactRule, normaliseHostname } from './list-entry.js';
 import { ListLoadError } from './list-load-error.js';
 import { compileMispWarninglist } from './misp-warninglist.js';
-import { describeListFile, readListFile } from './read-list-file.js';
 import { MAX_REPORTED_SKIPS, type SkippedEntry } from './warninglist.js';
 
 /** The file formats {@link loadLocalList} reads. */
-export const LOCAL_LIST_FORMATS = ['plain', 'csv', 'misp-warninglist', 'stix'] as const;
+const LOCAL_LIST_FORMATS = ['plain', 'csv', 'misp-warninglist', 'stix'] as const;
 
 /** One of {@link LOCAL_LIST_FORMATS}. */
 export type LocalListFormat = (typeof LOCAL_LIST_FORMATS)[number];
@@ -217,6 +216,8 @@ export class LocalList {
  * ```
  */
 export async function loadLocalList(options: LocalListOptions): Promise<LocalList> {
+  // Loaded on first use: reading a file needs Node.js, a list parsed from text (parseLocalList) does not.
+  const { describeListFile, readListFile } = await import('./read-list-file.js');
   const source = describeListFile(options.file);
   checkOptions(options, source);
   const text = await readListFile(options.file);

@@ -5,7 +5,6 @@ import type { MatcherRule } from './indicator-matcher.js';
 import { cidrRule, type EntryResult, exactRule, hostnameRule, regexRule, substringRule } from './list-entry.js';
 import { ListLoadError } from './list-load-error.js';
 import { indicatorTypesForAttributes } from './misp-attribute-types.js';
-import { describeListFile, readListFile } from './read-list-file.js';
 import {
   MAX_REPORTED_SKIPS,
   MISP_LIST_TYPES,
@@ -57,6 +56,8 @@ const COMPILERS: Readonly<Record<MispListType, EntryCompiler>> = {
  */
 export async function loadMispWarninglist(input: string | URL | object): Promise<Warninglist> {
   if (typeof input !== 'string' && !(input instanceof URL)) return compileMispWarninglist(input);
+  // Loaded on first use: reading a file needs Node.js, a warninglist given as an object does not.
+  const { describeListFile, readListFile } = await import('./read-list-file.js');
   const source = describeListFile(input);
   const text = await readListFile(input);
   let json: unknown;

@@ -7,9 +7,9 @@ import { LOCAL_LIST_MATCH_MODES, type LocalListMatchMode, type LocalListVerdict 
 import type { Logger } from '../logging/logger.js';
 import type { Clock } from '../scheduler/clock.js';
 import { checkEndpoint } from '../security/endpoint-policy.js';
-import { directoryTransport } from './directory-transport.js';
 import { httpTransport } from './http-transport.js';
 import { MispFeedList } from './misp-feed-list.js';
+import type { MispFeedTransport } from './misp-feed-transport.js';
 
 const VERDICTS: readonly LocalListVerdict[] = ['malicious', 'suspicious', 'clean'];
 // The options of the list around the feed; every other key goes to the schema, which names an unknown one.
@@ -85,7 +85,7 @@ export async function loadMispFeedList(options: MispFeedListOptions): Promise<Mi
   }
   const config = parsed.data;
   let own: HttpClient | undefined;
-  let transport: ReturnType<typeof directoryTransport>;
+  let transport: MispFeedTransport;
   if (config.url !== undefined) {
     checkEndpoint(config.url, `MISP feed list ${JSON.stringify(name)} url`, { enforceHttps });
     own =
@@ -96,6 +96,8 @@ export async function loadMispFeedList(options: MispFeedListOptions): Promise<Mi
       ...(config.headers ? { headers: config.headers } : {}),
     });
   } else {
+    // Loaded here, on first use: a feed read from a directory needs Node.js, one read over HTTP does not.
+    const { directoryTransport } = await import('./directory-transport.js');
     transport = directoryTransport(config.directory as string);
   }
   const list = new MispFeedList({

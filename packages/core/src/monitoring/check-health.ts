@@ -1,5 +1,5 @@
 import type { CacheStore } from '../cache/cache-store.js';
-import type { IntegrationHealth } from '../integrations/integration.js';
+import type { IntegrationHealth } from '../integration/integration.js';
 import type { Clock } from '../scheduler/clock.js';
 import type { FeedStatusReport } from '../scout/feed-pipeline.js';
 import type { Vault } from '../vault/vault.js';

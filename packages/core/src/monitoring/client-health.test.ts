@@ -7,7 +7,7 @@ import type { Alert } from '../alerts/alert.js';
 import type { CacheEntry, CacheStore } from '../cache/cache-store.js';
 import { ThreatClient } from '../client/threat-client.js';
 import type { ThreatConfig } from '../config/schema.js';
-import type { Integration, IntegrationHealth } from '../integrations/integration.js';
+import type { Integration, IntegrationHealth } from '../integration/integration.js';
 import { silentLogger } from '../logging/logger.js';
 import { ManualClock } from '../scheduler/clock.js';
 

@@ -8,7 +8,7 @@ import { ThreatClient } from '../client/threat-client.js';
 import { OAUTH2_CLIENT_SECRET_VARIABLE } from '../config/environment.js';
 import type { ThreatConfig } from '../config/schema.js';
 import { createHttpClient } from '../http/http-client.js';
-import type { IntegrationContext } from '../integrations/integration.js';
+import type { IntegrationContext } from '../integration/integration.js';
 import { silentLogger } from '../logging/logger.js';
 import { ManualClock } from '../scheduler/clock.js';
 import { expectNoSecretIn } from '../security/secret-leaks.test-suite.js';

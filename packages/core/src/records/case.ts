@@ -3,7 +3,7 @@ import { IndicatorSchema } from './indicator-record.js';
 import { caseInsensitiveEnum } from './severity.js';
 
 /** A case's priority, lowest first. */
-export const PRIORITIES = ['low', 'medium', 'high', 'critical'] as const;
+const PRIORITIES = ['low', 'medium', 'high', 'critical'] as const;
 
 /** One of {@link PRIORITIES}. */
 export type Priority = (typeof PRIORITIES)[number];

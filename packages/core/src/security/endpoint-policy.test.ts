@@ -5,7 +5,7 @@ import { ConfigurationError } from '../errors/configuration-error.js';
 import { InsecureEndpointError } from '../errors/insecure-endpoint-error.js';
 import type { Feed } from '../feeds/feed.js';
 import { answer } from '../feeds/feed-response.js';
-import type { IntegrationContext } from '../integrations/integration.js';
+import type { IntegrationContext } from '../integration/integration.js';
 import type { Logger } from '../logging/logger.js';
 import { silentLogger } from '../logging/logger.js';
 import { checkEndpoint } from './endpoint-policy.js';

@@ -12,7 +12,7 @@ import { configWithSecrets, ThreatClient } from '../client/threat-client.js';
 import { parseConfig } from '../config/parse-config.js';
 import type { ThreatConfig } from '../config/schema.js';
 import { createHttpClient } from '../http/http-client.js';
-import type { IntegrationContext } from '../integrations/integration.js';
+import type { IntegrationContext } from '../integration/integration.js';
 import { closeLogger, createLogger } from '../logging/create-logger.js';
 import { silentLogger } from '../logging/logger.js';
 import { SyslogTransport } from '../logging/transports/syslog-transport.js';

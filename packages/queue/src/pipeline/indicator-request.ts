@@ -1,4 +1,5 @@
-import { type IndicatorMessage, IndicatorMessageSchema, recordIssues } from '@threatlib/core';
+import { type IndicatorMessage, IndicatorMessageSchema } from '@threatlib/core';
+import { recordIssues } from '@threatlib/core/integration';
 import { UnprocessableMessageError } from '../errors/unprocessable-message-error.js';
 import type { QueueMessage } from '../message/queue-message.js';
 

@@ -2,16 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import {
-  apiKeyVariable,
-  CONFIG_FILE_NAMES,
-  type CorrelationResult,
-  loadConfig,
-  ThreatClient,
-  type ThreatConfig,
-  ThreatlibError,
-} from '@threatlib/core';
-import { runConfigCommand, streamScouts } from '@threatlib/core/integration';
+import { type CorrelationResult, ThreatClient, type ThreatConfig, ThreatlibError } from '@threatlib/core';
+import { apiKeyVariable, CONFIG_FILE_NAMES, loadConfig, runConfigCommand, streamScouts } from '@threatlib/core/cli';
 import cliProgress from 'cli-progress';
 import { APIServer } from '../api-server.js';
 import { hashPassword } from '../auth/password-hash.js';

@@ -1,5 +1,5 @@
 import { silentLogger, ThreatClient } from '@threatlib/core';
-import { type CacheEntry, type CacheStore, MemoryCache } from '@threatlib/core/integration';
+import { type CacheEntry, type CacheStore, MemoryCache } from '@threatlib/core/cache';
 import { describe, expect, it, vi } from 'vitest';
 import { embeddedConfig } from '../cli/embedded-config.js';
 import { json, serveForTest, TEST_TOKEN, testClient } from '../test-support/serve.js';

@@ -1,6 +1,6 @@
 import type { ServerOptions } from 'node:http';
 import { ConfigurationError } from '@threatlib/core';
-import { SERVER_TIMEOUT_DEFAULTS, serverTimeoutOptions } from '@threatlib/core/integration';
+import { SERVER_TIMEOUT_DEFAULTS, serverTimeoutOptions } from '@threatlib/core/http-server';
 
 /**
  * How long a connection may take over what, and how many one client address may hold: the options of

@@ -1,5 +1,5 @@
-import { ConfigurationError, type ConfigurationIssue, recordIssues } from '@threatlib/core';
-import { closestOption, durationSchema, parseSize, shownInput } from '@threatlib/core/integration';
+import { ConfigurationError, type ConfigurationIssue } from '@threatlib/core';
+import { closestOption, durationSchema, parseSize, recordIssues, shownInput } from '@threatlib/core/integration';
 import { z } from 'zod';
 
 /** The longest rate-limit or failed-authentication window, and the longest block: a day. */

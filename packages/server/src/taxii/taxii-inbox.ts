@@ -3,7 +3,7 @@ import {
   type LocalListVerdict,
   StixIndicatorList,
   type StixObjectOutcome,
-} from '@threatlib/core';
+} from '@threatlib/core/lists';
 import type { StoredObject, TaxiiObjectStore } from './object-store.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { LocalListMatchMode, LocalListVerdict } from '@threatlib/core';
+import type { LocalListMatchMode, LocalListVerdict } from '@threatlib/core/lists';
 
 /**
  * Options of the TAXII 2.1 server `APIServer.mountTaxii(prefix, client, options)` serves. Every one has a default;

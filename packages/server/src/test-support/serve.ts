@@ -1,5 +1,6 @@
 import { silentLogger, ThreatClient, type ThreatConfig } from '@threatlib/core';
-import type { AlertStore, CacheStore } from '@threatlib/core/integration';
+import type { CacheStore } from '@threatlib/core/cache';
+import type { AlertStore } from '@threatlib/core/integration';
 import { afterEach } from 'vitest';
 import { APIServer, type APIServerOptions } from '../api-server.js';
 import { exampleBlocklistPath } from '../cli/embedded-config.js';

@@ -1,5 +1,5 @@
-import { ConfigurationError, recordIssues } from '@threatlib/core';
-import { durationSchema } from '@threatlib/core/integration';
+import { ConfigurationError } from '@threatlib/core';
+import { durationSchema, recordIssues } from '@threatlib/core/integration';
 import { z } from 'zod';
 import { PLATFORM_IDS, type PlatformId } from '../platforms/platform-id.js';
 

@@ -9,7 +9,7 @@
 
 import { createRequire } from 'node:module';
 import { hostname } from 'node:os';
-import { formatRfc5424 } from '@threatlib/core/integration';
+import { formatRfc5424 } from '@threatlib/core/logging';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { cefEventForAlert } from './alert-cef.js';

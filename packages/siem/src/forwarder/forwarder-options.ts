@@ -1,4 +1,5 @@
-import { ConfigurationError, InsecureEndpointError, recordIssues } from '@threatlib/core';
+import { ConfigurationError, InsecureEndpointError } from '@threatlib/core';
+import { recordIssues } from '@threatlib/core/integration';
 import { z } from 'zod';
 import { EVENT_FORMATS, type EventFormat } from '../formats/event-formats.js';
 import { DEFAULT_LEEF_DELIMITER, LEEF_VERSIONS, type LeefVersion, leefDelimiterProblem } from '../formats/leef.js';

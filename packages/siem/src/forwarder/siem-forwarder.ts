@@ -1,18 +1,17 @@
 import { hostname } from 'node:os';
 import type { Alert, Severity } from '@threatlib/core';
 import {
-  formatRfc5424,
   INSPECT_CUSTOM,
   type InspectFunction,
   type InspectOptions,
   type Integration,
   type IntegrationHealth,
   inspectView,
-  octetCountingFrame,
   redactedView,
   redactText,
   type SendAlertOptions,
 } from '@threatlib/core/integration';
+import { formatRfc5424, octetCountingFrame } from '@threatlib/core/logging';
 import { EventFormatError } from '../formats/event-format-error.js';
 import { formatAlert } from '../formats/event-formats.js';
 import { type ForwarderPolicy, parseForwarderOptions, type ResolvedForwarderOptions } from './forwarder-options.js';

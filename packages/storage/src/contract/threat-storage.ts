@@ -1,5 +1,5 @@
-import type { ListStateStore } from '@threatlib/core';
 import type { AlertStore, IntegrationHealth } from '@threatlib/core/integration';
+import type { ListStateStore } from '@threatlib/core/lists';
 import type { WebhookOutboxStore } from '../document-store/webhook-outbox.js';
 
 /**

@@ -1,12 +1,5 @@
-import {
-  type Alert,
-  type AlertDelivery,
-  type AlertInput,
-  type AlertPage,
-  type AlertQuery,
-  severityRank,
-} from '@threatlib/core';
-import { type AlertStore, normaliseAlert } from '@threatlib/core/integration';
+import type { Alert, AlertDelivery, AlertInput, AlertPage, AlertQuery } from '@threatlib/core';
+import { type AlertStore, normaliseAlert, severityRank } from '@threatlib/core/integration';
 import { type Collection, MongoServerError, ObjectId } from 'mongodb';
 import {
   alertPageQuery,

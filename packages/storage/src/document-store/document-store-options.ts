@@ -1,4 +1,5 @@
-import { ConfigurationError, recordIssues } from '@threatlib/core';
+import { ConfigurationError } from '@threatlib/core';
+import { recordIssues } from '@threatlib/core/integration';
 import { z } from 'zod';
 
 // MongoDB's rules for names: a database name has none of /\. "$*<>:|? and at most 63 bytes; a collection name does

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ListState, ListStateStore } from '@threatlib/core';
+import type { ListState, ListStateStore } from '@threatlib/core/lists';
 import type { Collection } from 'mongodb';
 import { StorageError } from '../errors/storage-error.js';
 

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Logger, silentLogger, ThreatClient, type ThreatConfig } from '@threatlib/core';
-import type { Feed } from '@threatlib/core/integration';
+import type { Feed } from '@threatlib/core/feeds';
 import { describeWithFerretDB, dropDatabases, E2E_FERRETDB_URI, uniqueDatabase } from '@threatlib/test-utils/ferretdb';
 import { MongoClient } from 'mongodb';
 import { afterAll, afterEach, expect, it } from 'vitest';

@@ -5,7 +5,6 @@ import {
   type EnrichedIndicator,
   type IndicatorRef,
   IndicatorRefSchema,
-  type ListStateStore,
 } from '@threatlib/core';
 import {
   type AlertStore,
@@ -15,6 +14,7 @@ import {
   type IntegrationHealth,
   systemClock,
 } from '@threatlib/core/integration';
+import type { ListStateStore } from '@threatlib/core/lists';
 import { ObjectId } from 'mongodb';
 import { parseCampaignReports } from '../contract/campaign-schema.js';
 import type {

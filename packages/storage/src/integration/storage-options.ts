@@ -1,5 +1,5 @@
-import { ConfigurationError, type ConfigurationIssue, recordIssues } from '@threatlib/core';
-import { setOwn } from '@threatlib/core/integration';
+import { ConfigurationError, type ConfigurationIssue } from '@threatlib/core';
+import { recordIssues, setOwn } from '@threatlib/core/integration';
 import { z } from 'zod';
 import { ttlSchema } from '../contract/record-ttl.js';
 import type { StorageBackend } from './storage-backend.js';

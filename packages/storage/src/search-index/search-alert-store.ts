@@ -1,14 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Client, estypes } from '@elastic/elasticsearch';
-import {
-  type Alert,
-  type AlertDelivery,
-  type AlertInput,
-  type AlertPage,
-  type AlertQuery,
-  severityRank,
-} from '@threatlib/core';
-import { type AlertStore, normaliseAlert } from '@threatlib/core/integration';
+import type { Alert, AlertDelivery, AlertInput, AlertPage, AlertQuery } from '@threatlib/core';
+import { type AlertStore, normaliseAlert, severityRank } from '@threatlib/core/integration';
 import {
   alertPageQuery,
   alreadyStored,

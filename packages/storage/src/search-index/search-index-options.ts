@@ -1,4 +1,5 @@
-import { ConfigurationError, recordIssues } from '@threatlib/core';
+import { ConfigurationError } from '@threatlib/core';
+import { recordIssues } from '@threatlib/core/integration';
 import { z } from 'zod';
 
 // Elasticsearch's rules for index names (lowercase, none of \ / * ? " < > | , # : or a space, not starting with -, _,

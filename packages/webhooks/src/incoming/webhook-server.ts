@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import { type Logger, silentLogger } from '@threatlib/core';
-import { guardConnections, SERVER_TIMEOUT_DEFAULTS, serverTimeoutOptions } from '@threatlib/core/integration';
+import { guardConnections, SERVER_TIMEOUT_DEFAULTS, serverTimeoutOptions } from '@threatlib/core/http-server';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { WebhookError } from '../errors/webhook-error.js';
 import { problemClientErrorHandler } from './client-errors.js';

@@ -1,11 +1,10 @@
+import { type IndicatorTypeName, isIndicatorTypeName, parseRecord, severityForRiskScore } from '@threatlib/core';
 import {
-  type IndicatorTypeName,
-  isIndicatorTypeName,
-  parseRecord,
-  severityForRiskScore,
+  confidenceSchema,
+  type IntegrationClient,
+  type IntegrationContext,
   severityRank,
-} from '@threatlib/core';
-import { confidenceSchema, type IntegrationClient, type IntegrationContext } from '@threatlib/core/integration';
+} from '@threatlib/core/integration';
 import { z } from 'zod';
 import { THREAT_UPDATE_EVENT } from '../events/documented-events.js';
 import type { WebhookManager } from '../manager/webhook-manager.js';

@@ -1,16 +1,11 @@
-import {
-  type Alert,
-  type CampaignDetectedEvent,
-  ConfigurationError,
-  recordIssues,
-  type ThreatClient,
-} from '@threatlib/core';
+import { type Alert, type CampaignDetectedEvent, ConfigurationError, type ThreatClient } from '@threatlib/core';
 import {
   confidenceSchema,
   type Integration,
   type IntegrationContext,
   type IntegrationFactory,
   type IntegrationHealth,
+  recordIssues,
   setOwn,
 } from '@threatlib/core/integration';
 import { z } from 'zod';

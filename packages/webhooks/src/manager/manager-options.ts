@@ -1,4 +1,5 @@
-import { ConfigurationError, recordIssues } from '@threatlib/core';
+import { ConfigurationError } from '@threatlib/core';
+import { recordIssues } from '@threatlib/core/integration';
 import { z } from 'zod';
 import { IncomingOptionsSchema } from '../incoming/incoming-options.js';
 import { OutgoingOptionsSchema } from '../outgoing/outgoing-webhooks.js';

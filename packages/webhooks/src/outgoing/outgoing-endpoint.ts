@@ -1,7 +1,7 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import { isIP } from 'node:net';
-import { ConfigurationError, recordIssues } from '@threatlib/core';
-import { checkEndpoint } from '@threatlib/core/integration';
+import { ConfigurationError } from '@threatlib/core';
+import { checkEndpoint, recordIssues } from '@threatlib/core/integration';
 import { z } from 'zod';
 import { MIN_SECRET_BYTES, secretBytes } from '../incoming/incoming-options.js';
 import type { AddressPolicy } from '../network/address-policy.js';

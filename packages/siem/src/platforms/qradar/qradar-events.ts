@@ -5,7 +5,8 @@
 // - RFC 5424 headers on syslog sent to QRadar:
 //   https://www.ibm.com/docs/en/qsip/7.6.0?topic=options-multiple-log-sources-over-tls-syslog
 import type { Alert, Case } from '@threatlib/core';
-import { formatRfc5424, lineSafeJson } from '@threatlib/core/integration';
+import { lineSafeJson } from '@threatlib/core/integration';
+import { formatRfc5424 } from '@threatlib/core/logging';
 import { writtenIndicators } from '../../formats/alert-fields.js';
 import { LEEF_TIME_FORMAT, leefEventForAlert } from '../../formats/alert-leef.js';
 import { formatLeef, type LeefEventInput, type LeefVersion } from '../../formats/leef.js';
