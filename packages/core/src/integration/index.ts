@@ -7,7 +7,8 @@
 // on each client's connections, the timeouts that keep slow clients from holding them, and the one-pass check of a
 // JSON text's depth and repeated keys that every way in (request bodies, queue messages) runs before parsing.
 // And the checks of scales and units every package's inputs share: a 0..100 confidence that refuses a 0..1 score, a
-// duration that names the unit it is in (with what was probably meant), the known option an unknown key was meant to be.
+// duration that names the unit it is in (with what was probably meant), the known option an unknown key was meant to be,
+// and what an HTTP header name and value may hold (what undici sends), for every header map a user configures.
 export type { AlertStore } from '../alerts/alert-store.js';
 export { normaliseAlert } from '../alerts/memory-alert-store.js';
 export { cacheKey, fingerprint } from '../cache/cache-key.js';
@@ -38,6 +39,7 @@ export {
 export { otxFeed } from '../feeds/otx.js';
 export { urlhausFeed } from '../feeds/urlhaus.js';
 export { virustotalFeed } from '../feeds/virustotal.js';
+export { headerNameProblem, headersSchema, headerValueProblem } from '../http/header-fields.js';
 export {
   createHttpClient,
   type HttpClient,
