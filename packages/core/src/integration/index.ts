@@ -20,7 +20,7 @@ export { DEFAULT_MEMORY_CACHE_SIZE, MemoryCache } from '../cache/memory-cache.js
 export { parseSize } from '../cache/size.js';
 export { EMBEDDED_DEFAULTS, EXIT as CONFIG_EXIT_CODES, runConfigCommand } from '../cli/config-command.js';
 export { configWithSecrets } from '../client/threat-client.js';
-export { closestOption } from '../config/closest-option.js';
+export { suggestOption } from '../config/suggest-option.js';
 export { EventBus } from '../events/event-bus.js';
 export { abuseipdbFeed } from '../feeds/abuseipdb.js';
 export { BUILTIN_FEED_LIST } from '../feeds/builtin-feeds.js';
