@@ -84,8 +84,9 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
     values: words`
     AlertFieldsSchema CERTIFICATE_FAILURE_WORDS CONTROL_OR_SEPARATOR CircuitBreaker EventBus FeedScheduler INSPECT_CUSTOM
     NETWORK_FAILURE_WORDS isCertificateFailure networkFailureCode
-    INTEGRATION_PACKAGES PROTOTYPE_KEYS REDACTED checkEndpoint checkJsonStructure closestOption codePointName
-    confidenceProblem confidenceSchema configWithSecrets createHttpClient createOAuth2TokenSource
+    INTEGRATION_PACKAGES PROTOTYPE_KEYS REDACTED checkEndpoint checkJsonStructure codePointName
+    confidenceProblem confidenceSchema configWithSecrets createHttpClient createOAuth2TokenSource headerNameProblem
+    headerValueProblem headersSchema suggestOption
     durationProblem durationSchema indicatorForOutput inspectView isNormalisedAlert isSecretField lineSafeJson
     loadOptionalPeers normaliseAlert parseSize parseStixTimestamp prototypeKeyPath quoteForDisplay recordIssues
     redactSecrets redactText redactedView retryAfter retryDelay setOwn severityRank shownInput stixTimestamp

@@ -142,6 +142,11 @@ export interface FeedEmulator {
   /** Requests, quota violations and injected faults, per feed and in total. */
   stats(): EmulatorStats;
   /**
+   * How many requests are being held unanswered now (behaviour `hang`): one leaves the count when its client closes
+   * it, so a test sees whether an aborted lookup really let go of its request.
+   */
+  hanging(): number;
+  /**
    * Forgets recorded requests and counters (scripts stay), fills every quota's bucket and restarts the fault
    * sequence from its seed, so two runs separated by a reset meet the same conditions.
    */
@@ -372,6 +377,9 @@ export async function startFeedEmulator(options: FeedEmulatorOptions = {}): Prom
     },
     get requests() {
       return requests;
+    },
+    hanging() {
+      return hanging.size;
     },
     count(feed, indicator) {
       if (feed === undefined) {

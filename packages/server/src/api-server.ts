@@ -33,6 +33,7 @@ import { chargeBatchItems, type RequestLimiter } from './http/batch-rate-cost.js
 import { DEFAULT_PAGE_BYTES, pageWithinBudget } from './http/budgeted-page.js';
 import { clientKey } from './http/client-address.js';
 import { hostRequired, problemClientErrorHandler } from './http/client-errors.js';
+import { abortedWhenClientGoes, ClientGone } from './http/client-gone.js';
 import {
   type ConnectionOptions,
   fastifyConnectionOptions,
@@ -538,12 +539,13 @@ export class APIServer {
       done();
     });
 
-    app.post('/threats/scan', async (request) => {
+    // A client that goes away stops its lookups (their feed requests aborted, their timers cleared).
+    app.post('/threats/scan', async (request, reply) => {
       const body = parse(S.ScanRequest, request.body, 'request body');
-      return toScan(await correlate(client, body.indicator, body.type));
+      return toScan(await correlate(client, body.indicator, body.type, abortedWhenClientGoes(reply.raw)));
     });
 
-    app.post('/threats/batch', async (request) => {
+    app.post('/threats/batch', async (request, reply) => {
       const raw = request.body as { indicators?: unknown } | undefined;
       if (Array.isArray(raw?.indicators) && raw.indicators.length > this.#options.batchLimit) {
         throw new ProblemError({
@@ -555,11 +557,16 @@ export class APIServer {
       }
       const body = parse(S.BatchRequest, request.body, 'request body');
       if (this.#batchLimiter) await chargeBatchItems(this.#batchLimiter, request, body.indicators.length);
+      const signal = abortedWhenClientGoes(reply.raw);
       const results = await Promise.all(
         body.indicators.map(async (item) => {
           const { indicator, type } = typeof item === 'string' ? { indicator: item, type: undefined } : item;
           try {
-            return { input: indicator, ok: true as const, result: toScan(await correlate(client, indicator, type)) };
+            return {
+              input: indicator,
+              ok: true as const,
+              result: toScan(await correlate(client, indicator, type, signal)),
+            };
           } catch (error) {
             const problem = problemFor(error);
             if (!problem) throw error;
@@ -571,9 +578,9 @@ export class APIServer {
       return { results, summary: { total: results.length, succeeded: results.length - failed, failed } };
     });
 
-    app.post('/correlate', async (request) => {
+    app.post('/correlate', async (request, reply) => {
       const body = parse(S.CorrelateRequest, request.body, 'request body');
-      return correlate(client, body.indicator, body.type);
+      return correlate(client, body.indicator, body.type, abortedWhenClientGoes(reply.raw));
     });
 
     app.get('/feeds/status', async () => ({ feeds: client.feedStatus() }));
@@ -655,6 +662,11 @@ export class APIServer {
       for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
       return this.#sendProblem(reply, request, error.problem);
     }
+    // Nobody is left to answer: the lookup was stopped on purpose, which is no error of ours.
+    if (error instanceof ClientGone) {
+      request.log.debug({ method: request.method, url: request.url.split('?')[0] }, error.message);
+      return reply.code(499).send();
+    }
     const known = problemFor(error) ?? fastifyProblem(error as FastifyError);
     if (known) return this.#sendProblem(reply, request, known);
     // Anything else is our bug: say so without leaking internals, and keep the details for the operator.
@@ -691,8 +703,9 @@ async function correlate(
   client: ThreatClient,
   indicator: string,
   type: S.ScanType | undefined,
+  signal: AbortSignal,
 ): Promise<CorrelationResult> {
-  return client.correlate(indicator, type === undefined ? {} : { type });
+  return client.correlate(indicator, type === undefined ? { signal } : { type, signal });
 }
 
 function toScan(c: CorrelationResult): z.infer<typeof S.ScanResponse> {

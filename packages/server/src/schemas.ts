@@ -142,12 +142,18 @@ function jsonBytes(value: unknown): number {
   }
 }
 
+/** How a feed's lookup ended; every status but `ok` and `not_found` is a failure to answer. */
+const FeedStatus = z.enum(FEED_STATUSES).meta({
+  description:
+    'ok and not_found are answers; every other status is a failure to answer: unsupported (the feed does not look up this type), not_configured (no API key), auth_error, rate_limited (error.retryAt says when it reopens), timeout (no answer within the request timeout or the lookup time limit, performance.lookupTimeout), circuit_open, error',
+});
+
 export const FeedResult = z
   .object({
     feed: z.string(),
     indicator: z.string(),
     type: z.enum(INDICATOR_TYPES),
-    status: z.enum(FEED_STATUSES),
+    status: FeedStatus,
     verdict: z.enum(['malicious', 'suspicious', 'clean', 'unknown']),
     score: z.number().min(0).max(1),
     categories: z.array(z.string()),
@@ -163,10 +169,18 @@ export const FeedResult = z
       .object({
         message: z.string(),
         statusCode: z.number().optional(),
-        retryAfterMs: z.number().optional(),
+        retryAfterMs: z
+          .number()
+          .optional()
+          .meta({ description: 'How long the feed asked to wait (Retry-After), in ms' }),
+        retryAt: z.iso.datetime().optional().meta({
+          description:
+            'With rate_limited: when the feed takes requests again (ISO 8601), from its Retry-After or the quota window that held the request back; absent when the feed did not say',
+        }),
         network: z.boolean().optional(),
       })
-      .optional(),
+      .optional()
+      .meta({ description: 'For failures: what went wrong (never a key)' }),
   })
   .meta({ id: 'FeedResult' });
 
@@ -174,7 +188,7 @@ const Warninglist = z.object({ list: z.string(), entry: z.string(), reason: z.st
 
 const Contribution = z.object({
   feed: z.string(),
-  status: z.string(),
+  status: FeedStatus,
   verdict: z.string(),
   counted: z.boolean(),
   weight: z.number(),
@@ -221,7 +235,7 @@ export const CorrelationResponse = z
       correlationWeight: z.number(),
     }),
     contributions: z.array(Contribution),
-    failures: z.array(z.object({ feed: z.string(), status: z.string(), message: z.string() })),
+    failures: z.array(z.object({ feed: z.string(), status: FeedStatus, message: z.string() })),
     warninglist: Warninglist.optional(),
     results: z.array(FeedResult),
     startedAt: z.string(),

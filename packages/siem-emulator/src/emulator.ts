@@ -46,6 +46,11 @@ export interface SiemEmulator {
   readonly requests: readonly RecordedRequest[];
   /** Makes the next `count` requests (of `vendor`, or any) fail with `fault`. */
   failNext(count: number, fault: Fault, vendor?: VendorName): void;
+  /**
+   * How many requests a `hang` fault has held since the emulator started (or was reset), answered or not: a test sees
+   * that the request it made hang has arrived, instead of guessing with a delay.
+   */
+  hung(): number;
   /** Forgets requests, faults and every vendor's state. */
   reset(): void;
   /** Stops listening and destroys every connection. */
@@ -62,6 +67,7 @@ export async function startEmulatorServer(
   const faults: { fault: Fault; vendor: VendorName | undefined }[] = [];
   const sockets = new Set<Socket>();
   const hanging = new Set<ServerResponse>();
+  let hung = 0;
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://emulator.invalid');
@@ -91,6 +97,7 @@ export async function startEmulatorServer(
       const fault = faults.splice(faultIndex, 1)[0]?.fault;
       if (fault === 'hang') {
         hanging.add(res);
+        hung += 1;
         res.on('close', () => hanging.delete(res));
         return;
       }
@@ -147,8 +154,12 @@ export async function startEmulatorServer(
     failNext(count, fault, vendor) {
       for (let i = 0; i < count; i++) faults.push({ fault, vendor });
     },
+    hung() {
+      return hung;
+    },
     reset() {
       requests.length = 0;
+      hung = 0;
       faults.length = 0;
       for (const vendor of vendors) vendor.reset();
     },

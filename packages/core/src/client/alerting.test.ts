@@ -259,7 +259,12 @@ describe('a threat concluded by the client reaches every integration', () => {
     const slowStart = new Promise<void>((resolve) => {
       release = resolve;
     });
-    let concluded: Promise<unknown> | undefined;
+    // Settled once the consumer's correlate has returned: the consumer starts after the client's lists are loaded,
+    // so the promise is made here, not in start().
+    let concluded!: (correlation: Promise<unknown>) => void;
+    const conclusion = new Promise<unknown>((resolve) => {
+      concluded = resolve;
+    });
     const received: Record<string, string[]> = { consumer: [], ticketing: [] };
     class Consumer implements Integration {
       readonly #context: IntegrationContext;
@@ -268,7 +273,7 @@ describe('a threat concluded by the client reaches every integration', () => {
       }
       async start() {
         // Consuming begins once start() has returned, as the queue integration's does.
-        concluded = new Promise((resolve) => setImmediate(resolve)).then(() => this.#context.client.correlate(EVIL));
+        concluded(new Promise((resolve) => setImmediate(resolve)).then(() => this.#context.client.correlate(EVIL)));
       }
       sendAlert = async (alert: Alert) => {
         received.consumer?.push(alert.id);
@@ -288,8 +293,9 @@ describe('a threat concluded by the client reaches every integration', () => {
     c.registerIntegration('consumer', Consumer);
     c.registerIntegration('ticketing', Ticketing);
     const starting = c.start();
-    await concluded;
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await conclusion;
+    // The threat is concluded, and its alert held until every integration has started: not stored, not delivered.
+    expect(await allAlerts(c)).toEqual([]);
     expect(received).toEqual({ consumer: [], ticketing: [] });
     release();
     await starting;

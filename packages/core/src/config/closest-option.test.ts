@@ -11,4 +11,15 @@ describe('closestOption', () => {
     expect(closestOption('timeout', known)).toBeUndefined();
     expect(closestOption('x'.repeat(10_000), known)).toBeUndefined();
   });
+
+  it('compares names without separators, and allows more edits to longer names', () => {
+    expect(closestOption('max_concurrency', ['maxConcurrency', 'requestTimeout'])).toBe('maxConcurrency');
+    expect(closestOption('window-ms', ['windowMs'])).toBe('windowMs');
+    // Three edits at more than eight characters, two up to eight, one up to four.
+    expect(closestOption('performnce', ['performance'])).toBe('performance');
+    expect(closestOption('requsttimout', ['requestTimeout'])).toBe('requestTimeout');
+    expect(closestOption('tokn', ['tokens'])).toBeUndefined();
+    // The nearest wins; among equals, the first given.
+    expect(closestOption('maxx', ['max', 'maxy'])).toBe('max');
+  });
 });

@@ -1,24 +1,31 @@
+/** A key as option names are compared: without case or separators (`max_concurrency` is `maxConcurrency`). */
+export function optionKey(key: string): string {
+  return key.toLowerCase().replace(/[^a-z0-9]/g, '');
+}
+
 /**
- * The known option an unknown key was probably meant to be: one that differs only in case (`windowMS`), or by at
- * most two edits (one for keys of four characters or fewer) such as a typo or a swapped pair (`tokesn`); undefined
- * when none is that close. The nearest wins; among equals, the first in `known`.
+ * The known option an unknown key was probably meant to be, compared without case or separators (`windowMS`,
+ * `max_concurrency`): the nearest within one edit for keys of four characters or fewer, two up to eight, three beyond
+ * (a typo, a missing letter, a swapped pair: `tokesn`, `performence`); undefined when none is that close. Among
+ * equals, the first in `known`.
  *
  * @example
  * ```ts
  * closestOption('windowMS', ['windowMs', 'max']); // 'windowMs'
+ * closestOption('max_concurrency', ['maxConcurrency']); // 'maxConcurrency'
  * closestOption('timeout', ['windowMs', 'max']); // undefined
  * ```
  */
 export function closestOption(key: string, known: readonly string[]): string | undefined {
-  const lower = key.toLowerCase();
-  const sameButCase = known.find((option) => option.toLowerCase() === lower);
-  if (sameButCase !== undefined) return sameButCase;
-  const allowed = key.length <= 4 ? 1 : 2;
+  const wanted = optionKey(key);
+  const allowed = wanted.length <= 4 ? 1 : wanted.length <= 8 ? 2 : 3;
   let best: string | undefined;
   let bestDistance = allowed + 1;
   for (const option of known) {
-    if (Math.abs(option.length - key.length) > allowed) continue;
-    const distance = editDistance(lower, option.toLowerCase());
+    const candidate = optionKey(option);
+    // Lengths further apart than the edits allowed cannot be within them.
+    if (Math.abs(candidate.length - wanted.length) > allowed) continue;
+    const distance = editDistance(wanted, candidate);
     if (distance < bestDistance) {
       best = option;
       bestDistance = distance;

@@ -1,11 +1,8 @@
 import { z } from 'zod';
+import { headersSchema } from '../http/header-fields.js';
 
 const MIB = 1024 * 1024;
 const MINUTE = 60_000;
-
-// RFC 9110 field names are tokens; values are visible characters, spaces and tabs (no CR or LF to split a request).
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9a-z-]{1,128}$/i;
-const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]{0,8192}$/;
 
 const bytes = (min: number, max: number, fallback: number) =>
   z
@@ -32,13 +29,7 @@ export const mispFeedListSchema = z
      * Sent with every request of a `url` feed (MISP's feed "headers": `Authorization: <key>` for a MISP instance's
      * own feeds, basic credentials, …). Never logged, never put in an error or a status.
      */
-    headers: z
-      .record(
-        // Names are checked below: a record's key schema cannot carry its own message.
-        z.string(),
-        z.string().regex(HEADER_VALUE, { error: 'expected a header value without control characters (CR, LF, …)' }),
-      )
-      .optional(),
+    headers: headersSchema.optional(),
     /**
      * How often the feed is read again, in ms (default 3600000, one hour): the manifest, then only the events whose
      * manifest timestamp changed. 0 reads it once, when the client loads its lists. At least one minute otherwise.
@@ -76,15 +67,6 @@ export const mispFeedListSchema = z
     if (options.url !== undefined) {
       const problem = feedUrlProblem(options.url);
       if (problem) ctx.addIssue({ code: 'custom', path: ['url'], message: problem });
-    }
-    for (const name of Object.keys(options.headers ?? {})) {
-      if (!HEADER_NAME.test(name)) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['headers', name],
-          message: "expected an HTTP header name (letters, digits and !#$%&'*+.^_`|~-)",
-        });
-      }
     }
     if (options.headers !== undefined && options.url === undefined) {
       ctx.addIssue({ code: 'custom', path: ['headers'], message: 'headers go with a url feed; a directory has none' });

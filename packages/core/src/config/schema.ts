@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ThreatEventHandler, ThreatEventName } from '../events/threat-events.js';
 import { BUILTIN_FEED_IDS } from '../feeds/feed-ids.js';
+import { headersSchema } from '../http/header-fields.js';
 import { LOG_CATEGORIES } from '../logging/categories.js';
 import { SYSLOG_FACILITIES, type SyslogFacilityName } from '../logging/rfc5424.js';
 import { SeveritySchema } from '../records/severity.js';
@@ -312,8 +313,8 @@ const fileTransportSchema = z.strictObject({
 const webhookTransportSchema = z.strictObject({
   type: z.literal('webhook'),
   url: z.url({ protocol: /^https?$/, error: 'expected the webhook URL (http or https)' }),
-  /** Sent with every batch (an Authorization header, say); never logged. */
-  headers: z.record(z.string(), z.string()).default({}),
+  /** Sent with every batch (an Authorization header, say); never logged. Names are tokens, values one line. */
+  headers: headersSchema.default({}),
   batchSize: positiveInt.default(100),
   /** Most ms a line waits for its batch to fill. */
   flushInterval: positiveInt.default(5000),
@@ -477,7 +478,7 @@ const enterpriseSchema = z.strictObject({
       endpoint: z.url().optional(),
       format: z.enum(['json', 'cef', 'leef']).default('json'),
       leef: z.strictObject({ version: z.enum(['1.0', '2.0']).optional(), delimiter: z.string().optional() }).optional(),
-      headers: z.record(z.string(), z.string()).optional(),
+      headers: headersSchema.optional(),
       tls: z
         .strictObject({
           ca: z.union([z.string(), z.array(z.string())]).optional(),
@@ -524,8 +525,11 @@ const enterpriseSchema = z.strictObject({
           webhook: z
             .strictObject({
               url: z.url({ error: 'expected the webhook URL' }),
-              /** Sent with every alert (an Authorization header, say); never logged nor put in an alert. */
-              headers: z.record(z.string(), z.string()).default({}),
+              /**
+               * Sent with every alert (an Authorization header, say); never logged nor put in an alert. Names are
+               * tokens, values one line.
+               */
+              headers: headersSchema.default({}),
             })
             .optional(),
         })

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { closestOption, optionKey } from './closest-option.js';
 import { formatPath } from './format-path.js';
 
 /** A schema as zod describes itself: its kind and, by kind, what it holds. */
@@ -68,36 +69,11 @@ function pathsNamed(schema: z.core.$ZodType, key: string, prefix: readonly Prope
   for (const shape of objectsOf(schema)) {
     for (const [name, child] of Object.entries(shape)) {
       const path = [...prefix, name];
-      if (normalised(name) === key) found.push(formatPath(path));
+      if (optionKey(name) === key) found.push(formatPath(path));
       found.push(...pathsNamed(child, key, path, depth + 1));
     }
   }
   return [...new Set(found)];
-}
-
-/** A key compared without case or separators: `max_concurrency` and `maxConcurrency` are one name. */
-function normalised(key: string): string {
-  return key.toLowerCase().replace(/[^a-z0-9]/g, '');
-}
-
-/** The optimal string alignment distance (Levenshtein with adjacent transpositions) between `a` and `b`. */
-function editDistance(a: string, b: string): number {
-  const rows: number[][] = [];
-  for (let i = 0; i <= a.length; i++) rows.push([i, ...new Array<number>(b.length).fill(0)]);
-  for (let j = 0; j <= b.length; j++) (rows[0] as number[])[j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    const row = rows[i] as number[];
-    const above = rows[i - 1] as number[];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let best = Math.min((above[j] as number) + 1, (row[j - 1] as number) + 1, (above[j - 1] as number) + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        best = Math.min(best, ((rows[i - 2] as number[])[j - 2] as number) + 1);
-      }
-      row[j] = best;
-    }
-  }
-  return (rows[a.length] as number[])[b.length] as number;
 }
 
 /**
@@ -109,10 +85,19 @@ const MISPLACED: ReadonlyArray<{ under: string; key: RegExp; path: (key: string)
 ];
 
 /**
- * The option a user probably meant by the unknown `key` at `parent`, as a full path, or undefined when none is
- * close: a known misplacement (`performance.rateLimit.feed_otx` → `performance.rateLimit.perFeed.feed_otx`), a key
- * of the same object within a typo or two (`performence` → `performance`, `enforceHTTPS` → `enforceHttps`), or the
- * one place the schema has an option of that name (`lockTimeout` at the top → `security.lockTimeout`).
+ * The option a user probably meant by the unknown `key` at `parent` of `schema` (any zod object schema: the client's
+ * configuration, `APIServer`'s options), as a full path, or undefined when none is close: a known misplacement of
+ * the client's configuration (`performance.rateLimit.feed_otx` → `performance.rateLimit.perFeed.feed_otx`), a key of
+ * the same object differing in case or separators or by a typo ({@link closestOption}: `performence` →
+ * `performance`, `enforceHTTPS` → `enforceHttps`), or the one place the schema has an option of that name
+ * (`lockTimeout` at the top → `security.lockTimeout`).
+ *
+ * @example
+ * ```ts
+ * const Options = z.strictObject({ rateLimit: z.strictObject({ windowMs: z.number() }).optional() });
+ * suggestOption(Options, ['rateLimit'], 'window_ms'); // 'rateLimit.windowMs'
+ * suggestOption(Options, [], 'windowMs'); // 'rateLimit.windowMs'
+ * ```
  */
 export function suggestOption(
   schema: z.core.$ZodType,
@@ -122,16 +107,10 @@ export function suggestOption(
   const where = formatPath(parent);
   for (const rule of MISPLACED) if (rule.under === where && rule.key.test(key)) return rule.path(key);
 
-  const wanted = normalised(key);
   const siblings = [...new Set(schemasAt(schema, parent).flatMap((s) => objectsOf(s).flatMap(Object.keys)))];
-  const allowed = wanted.length <= 4 ? 1 : wanted.length <= 8 ? 2 : 3;
-  let best: { name: string; distance: number } | undefined;
-  for (const name of siblings) {
-    const distance = editDistance(wanted, normalised(name));
-    if (distance <= allowed && (!best || distance < best.distance)) best = { name, distance };
-  }
-  if (best) return formatPath([...parent, best.name]);
+  const sibling = closestOption(key, siblings);
+  if (sibling !== undefined) return formatPath([...parent, sibling]);
 
-  const elsewhere = pathsNamed(schema, wanted);
+  const elsewhere = pathsNamed(schema, optionKey(key));
   return elsewhere.length === 1 ? elsewhere[0] : undefined;
 }

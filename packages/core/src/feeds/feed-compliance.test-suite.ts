@@ -1,8 +1,9 @@
 import type { Behaviour, EmulatedFeed, FeedEmulator } from '@threatlib/feed-emulator';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ThreatClient } from '../client/threat-client.js';
 import type { IndicatorType } from '../indicators/index.js';
 import { silentLogger } from '../logging/logger.js';
+import { ManualClock } from '../scheduler/clock.js';
 import type { Feed } from './feed.js';
 import type { FeedStatus } from './feed-result.js';
 
@@ -17,6 +18,9 @@ const SAMPLE_INDICATORS: Readonly<Record<IndicatorType, string>> = {
   sha256: '275a021bbfb6489e54d471899f7db9d1663fc695ec2fe2a2c4538aabf651fd0f',
   email: 'phisher@compliance.example.com',
 };
+
+/** The feeds' request timeout, in ms on the test's manual clock: it passes only when a test advances the clock. */
+const REQUEST_TIMEOUT = 10_000;
 
 /** What a failure behaviour must become: the status every adapter agrees on. */
 const FAILURES: ReadonlyArray<[Behaviour, FeedStatus]> = [
@@ -43,23 +47,27 @@ export function feedComplianceSuite(options: {
   const key = 'compliance-key-0123456789abcdef';
   let emulator: FeedEmulator;
   let client: ThreatClient;
+  let clock: ManualClock;
 
   beforeAll(async () => {
     emulator = await options.start();
   });
 
   // A fresh client per test: a 429's pause, an open breaker or a cached answer must not leak into the next case.
+  // Its clock is manual: a request times out when the test says so, never because the machine is slow (a real
+  // 300 ms timeout turned answers into `timeout` under load).
   beforeEach(() => {
+    clock = new ManualClock(Date.now());
     client = new ThreatClient(
       {
         sources: [feed.id as never],
-        apiKeys: { [feed.id]: { key, endpoint: emulator.endpoints[options.emulated], timeout: 300 } },
+        apiKeys: { [feed.id]: { key, endpoint: emulator.endpoints[options.emulated], timeout: REQUEST_TIMEOUT } },
         security: { enforceHttps: false },
         warninglists: { builtin: false },
         caching: { enabled: false },
         performance: { retryAttempts: 0, rateLimit: { enabled: false } },
       },
-      { env: false, logger: silentLogger },
+      { env: false, logger: silentLogger, clock },
     );
   });
 
@@ -83,7 +91,14 @@ export function feedComplianceSuite(options: {
       const indicator = SAMPLE_INDICATORS[type];
       it.each(FAILURES)(`${type}: %s becomes status %s, verdict unknown`, async (behaviour, status) => {
         emulator.script(indicator, behaviour);
-        const result = await lookup(indicator);
+        const held = emulator.hanging();
+        const looking = lookup(indicator);
+        if (behaviour === 'hang') {
+          // Once the emulator holds the request, its timeout is due: the request's timer was set before it was sent.
+          await vi.waitFor(() => expect(emulator.hanging()).toBe(held + 1), { timeout: 20_000 });
+          await clock.advance(REQUEST_TIMEOUT);
+        }
+        const result = await looking;
         expect(result).toMatchObject({ status, verdict: 'unknown', score: 0 });
         expect(result.evidence.length).toBeGreaterThan(0);
         expect(result.error?.message).toBeTruthy();

@@ -3,7 +3,8 @@
 // integration; the pieces it builds on: the pooled HTTP client, retries, breakers and the scheduler, the clock, the
 // endpoint policy, redaction and the views that keep secrets out of logs, the alert store contract and the alerts'
 // normalisation; the checks every way in runs (a JSON text's depth and repeated keys, prototype keys, scales and
-// units, the known option an unknown key was meant to be) and the render-time checks of text written for others.
+// units, the known option an unknown key was meant to be, what an HTTP header name and value may hold as undici
+// sends them) and the render-time checks of text written for others.
 // The errors an integration throws are the main entry's, since users catch them. Feed authors have `./feeds`, caches
 // `./cache`, log transports `./logging`, HTTP servers `./http-server`.
 export { AlertFieldsSchema } from '../alerts/alert.js';
@@ -12,9 +13,10 @@ export { normaliseAlert } from '../alerts/memory-alert-store.js';
 export { isNormalisedAlert } from '../alerts/normalised-alert.js';
 export { parseSize } from '../cache/size.js';
 export { configWithSecrets } from '../client/threat-client.js';
-export { closestOption } from '../config/closest-option.js';
+export { suggestOption } from '../config/suggest-option.js';
 export { EventBus } from '../events/event-bus.js';
 export { retryAfter } from '../feeds/feed-response.js';
+export { headerNameProblem, headersSchema, headerValueProblem } from '../http/header-fields.js';
 export {
   createHttpClient,
   type HttpClient,

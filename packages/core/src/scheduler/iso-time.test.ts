@@ -9,6 +9,8 @@ describe('isoTime', () => {
     for (let i = 0; i < 100_000; i++) times.push(Math.floor((random() - 0.3) * 4e12));
     // Runs of the same second, so the cached prefix is used and then left.
     for (let i = 0; i < 3000; i++) times.push(1_795_321_825_000 + i);
-    for (const ms of times) expect(isoTime(ms), String(ms)).toBe(new Date(ms).toISOString());
+    // One assertion over the times that differ: 103,000 expect calls took 2 s of the test's 5 s by themselves.
+    const differing = times.filter((ms) => isoTime(ms) !== new Date(ms).toISOString());
+    expect(differing.map((ms) => [ms, isoTime(ms), new Date(ms).toISOString()])).toEqual([]);
   });
 });

@@ -5,6 +5,7 @@ import type { HttpClient, HttpResponse } from '../http/http-client.js';
 import { HttpError } from '../http/http-error.js';
 import type { Indicator } from '../indicators/index.js';
 import type { Logger } from '../logging/logger.js';
+import type { Clock } from '../scheduler/clock.js';
 import { untilAborted } from './until-aborted.js';
 
 /** One request to make: which feed, where, with which key and limits. */
@@ -36,7 +37,7 @@ export interface FeedExecution {
  */
 export async function executeFeedRequest(
   request: FeedRequest,
-  deps: { http: HttpClient; logger: Logger },
+  deps: { http: HttpClient; logger: Logger; clock: Clock },
 ): Promise<FeedExecution> {
   const { feed, indicator } = request;
   const started = performance.now();
@@ -46,7 +47,8 @@ export async function executeFeedRequest(
   const controller = new AbortController();
   let timedOut = false;
   const timeoutMessage = request.timeoutMessage ?? `${feed.id} did not answer within ${request.timeoutMs} ms`;
-  const timer = setTimeout(() => {
+  // On the client's clock, as the lookup's time limit is: a test's manual clock decides when a request times out.
+  const timer = deps.clock.setTimeout(() => {
     timedOut = true;
     controller.abort(new Error(timeoutMessage));
   }, request.timeoutMs);
@@ -90,7 +92,7 @@ export async function executeFeedRequest(
       lookup = failure('error', describeFailure(feed.id, error), network ? { network: true } : {});
     }
   } finally {
-    clearTimeout(timer);
+    deps.clock.clearTimeout(timer);
     request.signal?.removeEventListener('abort', onCallerAbort);
   }
   return { lookup, durationMs: Math.round((performance.now() - started) * 100) / 100, headers };

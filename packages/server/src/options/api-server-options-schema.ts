@@ -1,5 +1,5 @@
 import { ConfigurationError, type ConfigurationIssue } from '@threatlib/core';
-import { closestOption, durationSchema, parseSize, recordIssues, shownInput } from '@threatlib/core/integration';
+import { durationSchema, parseSize, recordIssues, shownInput, suggestOption } from '@threatlib/core/integration';
 import { z } from 'zod';
 
 /** The longest rate-limit or failed-authentication window, and the longest block: a day. */
@@ -139,14 +139,6 @@ const APIServerOptionsSchema = z.strictObject({
   maxConnectionsPerAddress: whole('maxConnectionsPerAddress', 0).optional(),
 });
 
-/** The known keys of each object option, for the suggestion an unknown key gets. */
-const KNOWN_KEYS: Readonly<Record<string, readonly string[]>> = {
-  '': Object.keys(APIServerOptionsSchema.shape),
-  rateLimit: ['windowMs', 'max'],
-  authFailureLimit: ['max', 'windowMs', 'blockMs'],
-  authentication: ['type', 'tokens'],
-};
-
 /**
  * Checks `APIServer`'s options (the values given, nothing filled in).
  *
@@ -169,7 +161,10 @@ export function checkAPIServerOptions(options: unknown): void {
     }
     const at = issue.path.map(String).join('.');
     for (const key of issue.keys) {
-      const meant = closestOption(key, KNOWN_KEYS[at] ?? []);
+      // Core's suggestion, read from the schema: a sibling is named by its key (the path says where it is), an
+      // option elsewhere by its full path (`blockMs` at the top: `authFailureLimit.blockMs`).
+      const suggested = suggestOption(APIServerOptionsSchema, issue.path, key);
+      const meant = at && suggested?.startsWith(`${at}.`) ? suggested.slice(at.length + 1) : suggested;
       issues.push({
         path: at ? `${at}.${key}` : key,
         message: `unknown option${meant === undefined ? '' : ` (did you mean ${meant}?)`}`,

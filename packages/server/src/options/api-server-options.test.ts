@@ -39,6 +39,19 @@ describe("APIServer's options are checked like the client's configuration", () =
     expect(refusal({ cors: true }).issues).toEqual([{ path: 'cors', message: 'unknown option' }]);
   });
 
+  it("suggests as the client's configuration does: across separators, and an option one level down", () => {
+    expect(refusal({ max_connections_per_address: 4 }).issues).toEqual([
+      { path: 'max_connections_per_address', message: 'unknown option (did you mean maxConnectionsPerAddress?)' },
+    ]);
+    expect(refusal({ rateLimit: { window_ms: 60_000 } }).issues).toEqual([
+      { path: 'rateLimit.window_ms', message: 'unknown option (did you mean windowMs?)' },
+    ]);
+    // The one place the schema has an option of that name.
+    expect(refusal({ blockMs: 60_000 }).issues).toEqual([
+      { path: 'blockMs', message: 'unknown option (did you mean authFailureLimit.blockMs?)' },
+    ]);
+  });
+
   it('names every option that is wrong and what it got, reading what a text was meant to be', () => {
     const error = refusal({
       port: '8080',

@@ -1,8 +1,9 @@
 import { type CaseInput, EnrichedIndicatorSchema, ValidationError } from '@threatlib/core';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import type { Clock } from '@threatlib/core/integration';
+import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import type { SiemConnectorOptions } from '../connector/connector-options.js';
 import { SiemAuthenticationError } from '../connector/siem-authentication-error.js';
-import { SIEMConnector } from '../connector/siem-connector.js';
+import { SIEMConnector, type SiemConnectorRuntime } from '../connector/siem-connector.js';
 import { SiemError } from '../connector/siem-error.js';
 import { SiemTimeoutError } from '../connector/siem-timeout-error.js';
 import { SiemUnreachableError } from '../connector/siem-unreachable-error.js';
@@ -39,6 +40,8 @@ export interface SiemHarness {
   caseById(id: string): Promise<ReceivedCase | undefined>;
   /** Makes the SIEM's next `count` requests fail: with its own "busy" answer, or no answer at all. */
   failNext(count: number, fault: 'busy' | 'hang'): void;
+  /** How many requests a `hang` has held since the harness was made, answered or not. */
+  hung(): number;
   /** Waits until what was written is searchable (a refresh), when the SIEM needs it. */
   settle?(): Promise<void>;
   close(): Promise<void>;
@@ -76,14 +79,20 @@ export function runSiemComplianceSuite(
   const connectors: SIEMConnector[] = [];
   const errors: unknown[] = [];
 
-  const connect = (overrides: Partial<SiemConnectorOptions> = {}): SIEMConnector => {
-    const connector = new SIEMConnector({
-      ...harness.options,
-      timeout: 10_000,
-      retries: 2,
-      retryDelay: 1,
-      ...overrides,
-    } as SiemConnectorOptions);
+  const connect = (
+    overrides: Partial<SiemConnectorOptions> = {},
+    runtime: SiemConnectorRuntime = {},
+  ): SIEMConnector => {
+    const connector = new SIEMConnector(
+      {
+        ...harness.options,
+        timeout: 10_000,
+        retries: 2,
+        retryDelay: 1,
+        ...overrides,
+      } as SiemConnectorOptions,
+      runtime,
+    );
     connectors.push(connector);
     return connector;
   };
@@ -288,12 +297,44 @@ export function runSiemComplianceSuite(
   });
 
   it('an attempt that takes longer than timeout fails as timed out, and is retried', async () => {
+    // An attempt's 300 ms timer fires when the test says, once the SIEM holds the request; every other timer (the
+    // wait before a retry) runs for real. With a real 300 ms timeout, a retry that the real Elasticsearch took longer
+    // to answer under load timed out too.
+    const attempts: Array<(() => void) | undefined> = [];
+    const clock: Clock = {
+      now: () => Date.now(),
+      setTimeout: (callback, ms) => (ms === 300 ? attempts.push(callback) : setTimeout(callback, ms)),
+      clearTimeout(handle) {
+        if (typeof handle === 'number') attempts[handle - 1] = undefined;
+        else clearTimeout(handle as NodeJS.Timeout);
+      },
+    };
+    // Once the SIEM holds the `count`th hung request, the one attempt timer left is that request's.
+    const timeOutHeldAttempt = async (count: number) => {
+      await vi.waitFor(() => expect(harness.hung()).toBe(count), { timeout: 20_000 });
+      const pending = attempts.filter((callback) => callback !== undefined);
+      expect(pending).toHaveLength(1);
+      pending[0]?.();
+    };
+
     harness.failNext(1, 'hang');
-    const error = await failure(connect({ timeout: 300, retries: 0 }).sendAlert({ title: 'slow', severity: 'low' }));
+    const first = failure(
+      connect({ timeout: 300, retries: 0 }, { clock }).sendAlert({ title: 'slow', severity: 'low' }),
+    );
+    await timeOutHeldAttempt(1);
+    const error = await first;
     expect(SiemTimeoutError.isInstance(error)).toBe(true);
     expect(error.message).toMatch(/within 300 ms/);
+
     harness.failNext(1, 'hang');
-    await connect({ timeout: 300, retries: 1 }).sendAlert({ title: 'slow then fine', severity: 'low' });
+    const second = connect({ timeout: 300, retries: 1 }, { clock }).sendAlert({
+      title: 'slow then fine',
+      severity: 'low',
+    });
+    await timeOutHeldAttempt(2);
+    await second;
+    // Three attempts in all: the first call's, and the second's two (the retry's timer never fired).
+    expect(attempts).toHaveLength(3);
     await harness.settle?.();
     expect((await harness.alerts()).map((a) => a.title)).toContain('slow then fine');
   });

@@ -98,10 +98,26 @@ describe('enterprise.siemIntegration options', () => {
       'enterprise.siemIntegration.leef.delimiter: cannot be "|"',
     ],
     [{ endpoint: 'https://x.example', leef: { delimiter: '^^' } }, 'leef.delimiter: must be one US-ASCII character'],
-    [{ endpoint: 'https://x.example', headers: { 'bad name': 'x' } }, 'enterprise.siemIntegration.headers.bad name'],
+    [
+      { endpoint: 'https://x.example', headers: { 'bad name': 'x' } },
+      'enterprise.siemIntegration.headers: expected a header name (an RFC 9110 token',
+    ],
     [
       { endpoint: 'https://x.example', headers: { authorization: 'a\r\nb' } },
-      'a header value cannot hold a line break',
+      'enterprise.siemIntegration.headers.authorization: a header value cannot hold a line break (CR or LF): character 2 is one',
+    ],
+    // undici refuses every control character but tab, and anything above U+00FF, not only CR, LF and NUL.
+    [
+      { endpoint: 'https://x.example', headers: { authorization: 'Bearer hunter22\u0007' } },
+      'enterprise.siemIntegration.headers.authorization: a header value cannot hold a control character',
+    ],
+    [
+      { endpoint: 'https://x.example', headers: { authorization: 'Bearer hunter22\u007f' } },
+      'enterprise.siemIntegration.headers.authorization: a header value cannot hold a control character',
+    ],
+    [
+      { endpoint: 'https://x.example', headers: { authorization: 'Bearer hunter22\u2028' } },
+      'enterprise.siemIntegration.headers.authorization: a header value cannot hold a character above U+00FF',
     ],
     [
       { endpoint: 'syslog+tls://x.example', headers: { authorization: 'Bearer t' } },

@@ -86,6 +86,7 @@ export async function chronicleHarness(
     failNext(count, fault) {
       emulator.failNext(count, fault, 'chronicle');
     },
+    hung: () => emulator.hung(),
     close: () => emulator.close(),
   };
 }

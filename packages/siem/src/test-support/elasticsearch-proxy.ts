@@ -24,6 +24,8 @@ export interface ElasticsearchProxy {
   readonly requests: readonly ProxiedRequest[];
   /** Applies `fault` to the next `count` requests (whose path starts with `path`, when given). */
   failNext(count: number, fault: ProxyFault, path?: string): void;
+  /** How many requests a `hang` fault has held since the proxy started, answered or not. */
+  hung(): number;
   close(): Promise<void>;
 }
 
@@ -52,6 +54,7 @@ export async function startElasticsearchProxy(target: { host: string; port: numb
   const faults: { fault: ProxyFault; path: string | undefined }[] = [];
   const sockets = new Set<Socket>();
   const hanging = new Set<ServerResponse>();
+  let hung = 0;
 
   const forward = (method: string, path: string, headers: IncomingHttpHeaders, body: Buffer) =>
     new Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
@@ -90,6 +93,7 @@ export async function startElasticsearchProxy(target: { host: string; port: numb
       const fault = index >= 0 ? faults.splice(index, 1)[0]?.fault : undefined;
       if (fault?.kind === 'hang') {
         hanging.add(res);
+        hung += 1;
         res.on('close', () => hanging.delete(res));
         return;
       }
@@ -132,6 +136,9 @@ export async function startElasticsearchProxy(target: { host: string; port: numb
     requests,
     failNext(count, fault, path) {
       for (let i = 0; i < count; i++) faults.push({ fault, path });
+    },
+    hung() {
+      return hung;
     },
     async close() {
       for (const res of hanging) res.destroy();

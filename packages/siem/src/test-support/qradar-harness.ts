@@ -50,6 +50,7 @@ export async function qradarHarness(
     failNext(count, fault) {
       emulator.failNext(count, fault, 'qradar');
     },
+    hung: () => emulator.hung(),
     close: () => emulator.close(),
   };
 }

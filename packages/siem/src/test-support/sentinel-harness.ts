@@ -60,6 +60,7 @@ export async function sentinelHarness(
     failNext(count, fault) {
       emulator.failNext(count, fault, 'sentinel');
     },
+    hung: () => emulator.hung(),
     close: () => emulator.close(),
   };
 }

@@ -47,6 +47,7 @@ export async function splunkHarness(
     failNext(count, fault) {
       emulator.failNext(count, fault, 'splunk');
     },
+    hung: () => emulator.hung(),
     close: () => emulator.close(),
   };
 }

@@ -171,6 +171,22 @@ describe('trigger', () => {
     });
     expect(twice.message).toMatch(/headers\.authorization: given twice \(header names ignore case\)/);
     expect(twice.message).not.toContain('Bearer');
+    // Core's header check, as undici refuses: the value's fault is named, never the value; a bad name is quoted.
+    const injected = refusal({
+      name: 'a',
+      url: 'https://example.com/',
+      events: ['x'],
+      headers: { authorization: 'Bearer tok\r\nInjected: 1' },
+    });
+    expect(injected.message).toContain(
+      'headers.authorization: a header value cannot hold a line break (CR or LF): character 11 is one',
+    );
+    expect(injected.message).not.toContain('Injected');
+    expect(
+      refusal({ name: 'a', url: 'https://example.com/', events: ['x'], headers: { 'x-a\r\nb': 'v' } }).message,
+    ).toContain(
+      'headers: expected a header name (an RFC 9110 token: letters, digits and !#$%&\'*+-.^_`|~), got "x-a\\r\\nb"',
+    );
     const short = refusal({ name: 'a', url: 'https://example.com/', events: ['x'], secret: 'tiny-secret' });
     expect(short.message).toMatch(/secret: the secret has 11 bytes/);
     expect(short.message).not.toContain('tiny-secret');
