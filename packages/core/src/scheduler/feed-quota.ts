@@ -20,10 +20,15 @@ export interface WindowStatus {
  * moment early and count as a violation. So the per-second bucket runs 2% under the configured rate and keeps 10%
  * of its burst in reserve, and a minute/hour/day window waits 1% of its span (at most a second) past the edge.
  */
-const RATE_MARGIN = 0.98;
-const BURST_RESERVE = 0.1;
+export const RATE_MARGIN = 0.98;
+export const BURST_RESERVE = 0.1;
 const WINDOW_MARGIN = 0.01;
 const MAX_WINDOW_MARGIN_MS = 1000;
+
+/** How long past a minute, hour or day window's edge a request waits (1% of the window, at most a second). */
+export function windowMarginMs(windowMs: number): number {
+  return Math.min(MAX_WINDOW_MARGIN_MS, Math.round(windowMs * WINDOW_MARGIN));
+}
 
 const WINDOWS: ReadonlyArray<[Exclude<WindowName, 'second' | 'pause'>, keyof QuotaWindows, number]> = [
   ['minute', 'requestsPerMinute', 60_000],
@@ -43,18 +48,26 @@ export class FeedQuota {
   #pausedUntil = 0;
   readonly describe: string;
 
-  constructor(windows: QuotaWindows, now: number) {
+  /**
+   * @param options.drained start with an empty bucket instead of a full one: the feed has just been sent to at the
+   *   full rate by others (a cluster's local share taking over), so no burst is left for this client at once.
+   */
+  constructor(windows: QuotaWindows, now: number, options: { drained?: boolean } = {}) {
     const burst = windows.burstSize ?? Math.max(1, Math.ceil(windows.requestsPerSecond ?? 1));
     if (windows.requestsPerSecond !== undefined) {
       const capacity = Math.max(1, burst - Math.floor(burst * BURST_RESERVE));
-      this.#bucket = new TokenBucket(windows.requestsPerSecond * RATE_MARGIN, capacity, now);
+      this.#bucket = new TokenBucket(
+        windows.requestsPerSecond * RATE_MARGIN,
+        capacity,
+        now,
+        options.drained ? 0 : capacity,
+      );
       this.#rate = { perSecond: windows.requestsPerSecond, burst };
     }
     for (const [name, key, ms] of WINDOWS) {
       const limit = windows[key];
       if (limit !== undefined) {
-        const margin = Math.min(MAX_WINDOW_MARGIN_MS, Math.round(ms * WINDOW_MARGIN));
-        this.#windows.push({ name, window: new SlidingWindow(limit, ms, margin) });
+        this.#windows.push({ name, window: new SlidingWindow(limit, ms, windowMarginMs(ms)) });
       }
     }
     const parts = [

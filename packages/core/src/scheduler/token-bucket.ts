@@ -8,10 +8,10 @@ export class TokenBucket {
   #tokens: number;
   #updated: number;
 
-  constructor(ratePerSecond: number, capacity: number, now: number) {
+  constructor(ratePerSecond: number, capacity: number, now: number, tokens = capacity) {
     this.capacity = capacity;
     this.ratePerMs = ratePerSecond / 1000;
-    this.#tokens = capacity;
+    this.#tokens = Math.min(capacity, tokens);
     this.#updated = now;
   }
 
