@@ -5,6 +5,7 @@ import { createCache } from '../cache/create-cache.js';
 import { CampaignTracker } from '../campaigns/campaign-tracker.js';
 import { Cluster } from '../cluster/cluster.js';
 import { ENVIRONMENT_OPTIONS, type Environment, processEnvironment, readEnvironment } from '../config/environment.js';
+import { redactConfig } from '../config/feed-readiness.js';
 import { type LoadConfigOptions, loadConfig } from '../config/load-config.js';
 import { mergeConfig } from '../config/merge-config.js';
 import { parseConfig, parseSecurityAndLogging } from '../config/parse-config.js';
@@ -472,6 +473,14 @@ export class ThreatClient {
     const env = clientOptions.env === false ? {} : clientOptions.env;
     const config = await loadConfig({ ...options, ...(env ? { env } : {}) });
     return new ThreatClient(config, clientOptions);
+  }
+
+  /**
+   * What `console.log(client)` and `util.inspect` show: the state, the sources and the configuration with every
+   * secret (API keys, passwords such as `cluster.kvserver.password`, tokens) replaced by `[redacted]`.
+   */
+  [Symbol.for('nodejs.util.inspect.custom')](): object {
+    return { state: this.#state, sources: this.sources, config: redactConfig(this.config) };
   }
 
   /** Where the client is in its lifecycle. */

@@ -98,6 +98,7 @@ export class ClusterConnection {
   #offsetMs = 0;
   #peers = 1;
   readonly #channels = new Map<string, Set<(message: string) => void>>();
+  readonly #subscribed = new Set<string>();
 
   constructor(options: ClusterConnectionOptions) {
     this.#options = options;
@@ -177,6 +178,7 @@ export class ClusterConnection {
       });
     }
     client.on('ready', () => this.#schedule(0));
+    subscriber.on('ready', () => void this.#subscribeAll());
     client.on('end', () => this.#markDown('the connection closed'));
     this.#client = client;
     this.#binary = client.withTypeMapping({ [redis.RESP_TYPES.BLOB_STRING]: Buffer }) as unknown as BinaryCommands;
@@ -229,13 +231,34 @@ export class ClusterConnection {
     if (!listeners) {
       listeners = new Set();
       this.#channels.set(name, listeners);
-      const all = listeners;
-      // node-redis subscribes again by itself after a reconnect.
-      await this.#subscriber?.subscribe(name, (message) => {
-        for (const each of all) each(message);
-      });
     }
     listeners.add(listener);
+    await this.#subscribeAll();
+  }
+
+  /**
+   * Sends SUBSCRIBE for the channels not subscribed yet, once the subscriber connection is ready (at start, or when it
+   * first connects); node-redis subscribes again by itself after a reconnect.
+   */
+  async #subscribeAll(): Promise<void> {
+    const subscriber = this.#subscriber;
+    if (!subscriber?.isReady) return;
+    for (const [name, listeners] of this.#channels) {
+      if (this.#subscribed.has(name)) continue;
+      this.#subscribed.add(name);
+      try {
+        await this.#within(
+          subscriber.subscribe(name, (message) => {
+            for (const each of listeners) each(message);
+          }),
+          this.#options.commandTimeout * 2,
+          `SUBSCRIBE ${name}`,
+        );
+      } catch {
+        // Tried again on the next 'ready'; meanwhile those waiting for an answer look for it every 250 ms.
+        this.#subscribed.delete(name);
+      }
+    }
   }
 
   /** Publishes `message` on `channel` (under the key prefix). */

@@ -93,19 +93,30 @@ export class PrivateRedis {
     this.port = port;
   }
 
-  static async start(binary = '/usr/bin/redis-server'): Promise<PrivateRedis> {
+  /** Starts one (with `requirepass` when `password` is given). */
+  static async start(options: { password?: string } = {}): Promise<PrivateRedis> {
     const redis = new PrivateRedis(await freePort());
-    redis.#binary = binary;
+    redis.#password = options.password;
     await redis.start();
     return redis;
   }
 
-  #binary = '/usr/bin/redis-server';
+  #password: string | undefined;
 
   async start(): Promise<void> {
     const server = spawn(
-      this.#binary,
-      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      '/usr/bin/redis-server',
+      [
+        '--port',
+        String(this.port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        ...(this.#password ? ['--requirepass', this.#password] : []),
+      ],
       { stdio: 'ignore' },
     );
     this.#server = server;

@@ -33,7 +33,7 @@ export async function loadRateLimiter(): Promise<RateLimiterModule> {
 interface Sliced {
   slice: QuotaSlice;
   limiter: SliceLimiter;
-  /** Redis key of slice `index` (what the limiter writes). */
+  /** The Redis key the limiter writes for slice `index`. */
   key(index: number): string;
 }
 
@@ -105,9 +105,10 @@ export class SharedQuota implements QuotaGate {
     this.#local = undefined;
     const serverNow = this.#connection.now();
     const offset = serverNow - now;
-    const taken = sliced.map(({ slice, limiter, key }) => {
+    const taken = sliced.map(({ slice, limiter }) => {
       const index = Math.floor(serverNow / slice.sliceMs) + (slice.reserve ? 1 : 0);
-      return { slice, limiter, key: key(index), index };
+      // The limiter puts its key prefix before the slice's index.
+      return { slice, limiter, key: String(index), index };
     });
     const [pause, ...outcomes] = await Promise.allSettled([
       this.#connection.run('ZSCORE pause', (redis) => redis.zScore(this.#key('pauses'), this.#feed)),
