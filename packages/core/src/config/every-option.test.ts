@@ -1446,7 +1446,6 @@ async function clusterKeys(config: ThreatConfig, prefixes: string[]): Promise<Re
 
 /** Which of `prefixes` hold keys in databases 0 and 5 after a scout through the Redis cache (then removed). */
 async function redisKeys(config: ThreatConfig, prefixes: string[]): Promise<Record<string, string[]>> {
-  const { createClient } = await import('redis');
   const { client } = h.client(config);
   await client.scout(IP);
   await client.stop();
