@@ -102,6 +102,21 @@ describeWithRedis('what the clients of a cluster share', () => {
     }
   });
 
+  it("shows the cluster's figures in every client's quotas(): one client's requests are the other's too", async () => {
+    const keyPrefix = uniquePrefix('quotas');
+    const { feed } = countingFeed(() => answer({ status: 'ok', verdict: 'clean', score: 0 }));
+    const config = {
+      performance: { retryAttempts: 0, rateLimit: { perFeed: { feed_shared: { requestsPerHour: 120 } } } },
+    };
+    const [a, b] = [0, 1].map(() => clusterClient(keyPrefix, feed, config));
+    await Promise.all([a, b].map((client) => client?.start()));
+    for (let i = 1; i <= 3; i++) await a?.scout(`198.51.100.${40 + i}`);
+    const hour = (await b?.quotas())?.find((q) => q.feed === 'feed_shared');
+    expect(hour?.shared).toBe(true);
+    const [window] = hour?.windows ?? [];
+    expect(window && window.limit - window.remaining).toBe(3);
+  });
+
   it('opens a feed breaker for every client when their failures together reach the threshold', async () => {
     const keyPrefix = uniquePrefix('breaker');
     const { feed, calls } = countingFeed(() => failure('error', 'feed down', { statusCode: 503 }));

@@ -50,7 +50,7 @@ export class Cluster {
     this.connection = new ClusterConnection({
       ...cluster.kvserver,
       commandTimeout: cluster.commandTimeout,
-      connectTimeout: Math.max(1000, cluster.commandTimeout * 4),
+      connectTimeout: Math.max(1000, cluster.commandTimeout * 2),
       clock: deps.clock,
       logger: deps.logger,
       onState: (up, reason) => this.#changed(up, reason),

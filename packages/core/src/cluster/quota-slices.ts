@@ -5,18 +5,15 @@ import { BURST_RESERVE, RATE_MARGIN, windowMarginMs } from '../scheduler/feed-qu
 export type SlicedWindow = 'second' | 'minute' | 'hour' | 'day';
 
 /**
- * One window of a feed's quota, kept by every client of a cluster with shared counters: time is cut into slices of
- * `sliceMs` on the server's clock, and each slice admits at most `points` requests. How a window's limit becomes
- * slices is chosen so that **no span of the feed's own window can hold more than its limit**, however the requests of
- * the processes fall within their slices:
+ * One window of a feed's quota, kept by every client of a cluster as a sliding window over shared counters: time is
+ * cut into slices of `sliceMs` on the server's clock, each slice counts the requests let go in it, and a request is let
+ * go only while the `slices + 1` most recent slices (the current one included) hold fewer than `limit`. A span of the
+ * window (`slices × sliceMs` ms) touches at most `slices + 1` slices, so **no span of the window ever holds more than
+ * `limit` requests**, however the processes' requests fall; and `limit` requests may go at once (a full burst).
  *
- * - a per-second rate `r` with burst `b` (a token bucket at the feed): slices of `p / r` ms admitting `p = ⌊b/2⌋`
- *   each. Any span `T` touches at most `T·r/p + 2` slices, so holds at most `2p + r·T ≤ b + r·T` requests, what the
- *   bucket admits. With a burst of 1, no slice may be sent into early: the request waits for the start of the next
- *   free slice (`reserve`), which spaces requests `1/r` apart.
- * - a minute, hour or day window of `L` requests: `n` slices per window admitting `⌊L / (n + 1)⌋` each (a span of the
- *   window touches at most `n + 1` slices), with `n` (at most 60) chosen to admit the most. A window of 1 request
- *   reserves the next whole window instead.
+ * - a per-second rate `r` with burst `b` (a token bucket at the feed) is kept as `b` requests per `b / r` seconds: a
+ *   span `T` then holds at most `b × ⌈T·r/b⌉ ≤ b + r·T` requests, what the bucket admits;
+ * - a minute, hour or day window of `L` requests is kept as `L` per window.
  *
  * The same margins as a single client's quota apply (2% under the rate, 10% of the burst in reserve, 1% of a window,
  * at most a second, past its edge), for the time between a request's admission and its arrival at the feed.
@@ -25,13 +22,9 @@ export interface QuotaSlice {
   window: SlicedWindow;
   /** Length of one slice, in ms. */
   sliceMs: number;
-  /** Requests one slice admits. */
-  points: number;
-  /** Slices the feed's window spans (what `remaining` sums over). */
-  span: number;
-  /** Whether a request waits for the start of its slice (a burst of 1, or a window of 1 request). */
-  reserve: boolean;
-  /** The window's limit as configured (the burst for `second`), for status output. */
+  /** Slices the window spans. */
+  slices: number;
+  /** Requests the window lets go. */
   limit: number;
   /** The limit in words: `5/s, burst 5`, `4/minute`. */
   describe: string;
@@ -43,62 +36,30 @@ const SPANS: ReadonlyArray<[Exclude<SlicedWindow, 'second'>, keyof QuotaWindows,
   ['day', 'requestsPerDay', 86_400_000],
 ];
 
-/** Most slices one minute, hour or day window is cut into (status reads them all). */
-const MAX_SLICES = 60;
+/** Slices per window: a request that left the window is counted at most one slice (5%) longer. */
+const SLICES = 20;
 
-/** The slices that keep each of `windows` across a cluster (none for an unlimited feed). */
+/** The sliding windows that keep each of `windows` across a cluster (none for an unlimited feed). */
 export function quotaSlices(windows: QuotaWindows): QuotaSlice[] {
-  const slices: QuotaSlice[] = [];
+  const out: QuotaSlice[] = [];
   if (windows.requestsPerSecond !== undefined) {
     const rate = windows.requestsPerSecond;
     const burst = windows.burstSize ?? Math.max(1, Math.ceil(rate));
     const usable = Math.max(1, burst - Math.floor(burst * BURST_RESERVE));
-    const perMs = (rate * RATE_MARGIN) / 1000;
-    const reserve = usable < 2;
-    const points = reserve ? 1 : Math.floor(usable / 2);
-    const sliceMs = Math.max(1, Math.ceil(points / perMs));
-    slices.push({
-      window: 'second',
-      sliceMs,
-      points,
-      span: Math.max(1, Math.ceil(1000 / sliceMs)),
-      reserve,
-      limit: burst,
-      describe: `${rate}/s, burst ${burst}`,
-    });
+    const windowMs = Math.ceil((usable * 1000) / (rate * RATE_MARGIN));
+    out.push(slice('second', windowMs, usable, `${rate}/s, burst ${burst}`));
   }
   for (const [window, key, spanMs] of SPANS) {
     const limit = windows[key];
     if (limit === undefined) continue;
-    const covered = spanMs + windowMarginMs(spanMs);
-    if (limit < 2) {
-      slices.push({
-        window,
-        sliceMs: covered,
-        points: 1,
-        span: 1,
-        reserve: true,
-        limit,
-        describe: `${limit}/${window}`,
-      });
-      continue;
-    }
-    let best = { n: 1, points: Math.floor(limit / 2) };
-    for (let n = 2; n <= Math.min(MAX_SLICES, limit - 1); n++) {
-      const points = Math.floor(limit / (n + 1));
-      if (n * points > best.n * best.points) best = { n, points };
-    }
-    slices.push({
-      window,
-      sliceMs: Math.ceil(covered / best.n),
-      points: best.points,
-      span: best.n,
-      reserve: false,
-      limit,
-      describe: `${limit}/${window}`,
-    });
+    out.push(slice(window, spanMs + windowMarginMs(spanMs), limit, `${limit}/${window}`));
   }
-  return slices;
+  return out;
+}
+
+function slice(window: SlicedWindow, windowMs: number, limit: number, describe: string): QuotaSlice {
+  const slices = Math.min(SLICES, windowMs);
+  return { window, sliceMs: Math.ceil(windowMs / slices), slices, limit, describe };
 }
 
 /** `windows` with every limit divided by `peers` (at least 1 each): one process's share while Redis is away. */

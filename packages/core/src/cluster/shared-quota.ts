@@ -19,7 +19,28 @@ export interface RateLimiterModule {
     points: number;
     duration: number;
     keyPrefix: string;
+    customIncrTtlLuaScript: string;
   }) => SliceLimiter;
+}
+
+/**
+ * The counting step of a sliding window, given to rate-limiter-flexible as its `customIncrTtlLuaScript` (its
+ * documented way to change how a key is counted): the library's own step (create the key with its expiry, add the
+ * points), then the sum of this slice and the `slices` before it, which the library compares with the window's limit.
+ * The slice's key ends in its index; the earlier slices' keys differ only in theirs. (A script reading keys it was not
+ * given needs one Redis server, not a sharded Redis Cluster.)
+ */
+function slidingScript(slices: number): string {
+  return `redis.call('set', KEYS[1], 0, 'EX', ARGV[2], 'NX')
+redis.call('incrby', KEYS[1], ARGV[1])
+local prefix, index = string.match(KEYS[1], '^(.*):(%-?%d+)$')
+index = tonumber(index)
+local sum = 0
+for i = 0, ${slices} do
+  local v = redis.call('get', prefix .. ':' .. string.format('%d', index - i))
+  if v then sum = sum + tonumber(v) end
+end
+return {sum, redis.call('pttl', KEYS[1])}`;
 }
 
 /** Loads rate-limiter-flexible once, on first use (it is CommonJS; its names may sit on `default`). */
@@ -82,8 +103,8 @@ export class SharedQuota implements QuotaGate {
     this.describe = this.#slices.length === 0 ? 'unlimited' : this.#slices.map((s) => s.describe).join(', ');
     this.#snapshot = this.#slices.map((slice) => ({
       window: slice.window,
-      limit: slice.points * slice.span,
-      remaining: slice.points * slice.span,
+      limit: slice.limit,
+      remaining: slice.limit,
     }));
   }
 
@@ -106,7 +127,7 @@ export class SharedQuota implements QuotaGate {
     const serverNow = this.#connection.now();
     const offset = serverNow - now;
     const taken = sliced.map(({ slice, limiter }) => {
-      const index = Math.floor(serverNow / slice.sliceMs) + (slice.reserve ? 1 : 0);
+      const index = Math.floor(serverNow / slice.sliceMs);
       // The limiter puts its key prefix before the slice's index.
       return { slice, limiter, key: String(index), index };
     });
@@ -144,11 +165,7 @@ export class SharedQuota implements QuotaGate {
       return { granted: false, at, window, limit };
     }
     this.#refreshSoon();
-    const notBefore = Math.max(
-      now,
-      ...taken.filter((t) => t.slice.reserve).map((t) => t.index * t.slice.sliceMs - offset),
-    );
-    return { granted: true, notBefore, cancel: () => this.#giveBack(taken) };
+    return { granted: true, notBefore: now, cancel: () => this.#giveBack(taken) };
   }
 
   pause(until: number): void {
@@ -188,7 +205,7 @@ export class SharedQuota implements QuotaGate {
     const keys: string[] = [];
     for (const { slice, key } of sliced) {
       const current = Math.floor(serverNow / slice.sliceMs);
-      for (let i = 0; i < slice.span; i++) keys.push(key(current - i));
+      for (let i = 0; i <= slice.slices; i++) keys.push(key(current - i));
     }
     let values: Array<string | null>;
     try {
@@ -200,18 +217,17 @@ export class SharedQuota implements QuotaGate {
     this.#refreshedAt = serverNow - offset;
     let at = 0;
     this.#snapshot = sliced.map(({ slice }) => {
-      const counts = values.slice(at, at + slice.span).map((v) => Math.max(0, Number(v ?? 0) || 0));
-      at += slice.span;
-      const limit = slice.points * slice.span;
-      const used = counts.reduce((sum, n) => sum + Math.min(n, slice.points), 0);
-      const remaining = Math.max(0, limit - used);
+      const counts = values.slice(at, at + slice.slices + 1).map((v) => Math.max(0, Number(v ?? 0) || 0));
+      at += slice.slices + 1;
+      const { limit } = slice;
+      const remaining = Math.max(0, limit - counts.reduce((sum, n) => sum + n, 0));
       const current = Math.floor(serverNow / slice.sliceMs);
-      // The oldest slice that holds requests leaves the span first; with none, the window is full already.
+      // The oldest slice that holds requests leaves the window first; with none, the window has all its room.
       const oldest = counts
         .map((n, i) => (n > 0 ? i : -1))
         .filter((i) => i >= 0)
         .pop();
-      const resets = oldest === undefined ? undefined : (current - oldest + slice.span) * slice.sliceMs;
+      const resets = oldest === undefined ? undefined : (current - oldest + slice.slices + 1) * slice.sliceMs;
       return {
         window: slice.window,
         limit,
@@ -265,16 +281,18 @@ export class SharedQuota implements QuotaGate {
       return undefined;
     }
     this.#sliced = this.#slices.map((slice) => {
-      const keyPrefix = this.#key(`q:${this.#feed}:${slice.window}:${slice.sliceMs}x${slice.points}`);
+      // The window's shape is in the key: clients configured differently never mix their counts.
+      const keyPrefix = this.#key(`q:${this.#feed}:${slice.window}:${slice.limit}x${slice.sliceMs}`);
       const limiter = new module.RateLimiterRedis({
         storeClient: client,
         useRedisPackage: true,
         // Fail at once (and use the local share) rather than wait while the connection is down.
         rejectIfRedisNotReady: true,
-        points: slice.points,
-        // Whole seconds (the library's Lua script expires keys in seconds); kept for the span status reads.
-        duration: Math.max(1, Math.ceil((slice.sliceMs * (slice.span + 1)) / 1000)),
+        points: slice.limit,
+        // Whole seconds (the library expires keys in seconds): a slice is kept while the window still covers it.
+        duration: Math.max(1, Math.ceil((slice.sliceMs * (slice.slices + 2)) / 1000)),
         keyPrefix,
+        customIncrTtlLuaScript: slidingScript(slice.slices),
       });
       return { slice, limiter, key: (index: number) => `${keyPrefix}:${index}` };
     });

@@ -630,8 +630,11 @@ const clusterSchema = z.strictObject({
    * quota window: the window divided by this number, or by the number of peers last seen in Redis when that is more.
    */
   expectedPeers: z.int().min(1).max(10_000).optional(),
-  /** Longest one Redis command may take before the client treats Redis as unreachable, in ms (default 500). */
-  commandTimeout: positiveInt.max(60_000, { error: 'at most 60000 ms' }).default(500),
+  /**
+   * Longest one Redis command may take before the client treats Redis as unreachable, in ms (default 2000: a busy
+   * client's event loop can stall for a second, and a reply read late is not a Redis outage).
+   */
+  commandTimeout: positiveInt.max(60_000, { error: 'at most 60000 ms' }).default(2000),
 });
 
 /** An integration's own options: its package validates them; core only requires an object. */
