@@ -1,5 +1,5 @@
 import type { QuotaWindows } from '../scheduler/default-quotas.js';
-import { BURST_RESERVE, RATE_MARGIN, windowMarginMs } from '../scheduler/feed-quota.js';
+import { RATE_MARGIN, usableBurst, windowMarginMs } from '../scheduler/feed-quota.js';
 
 /** A window of a feed's quota as the cluster keeps it. */
 export type SlicedWindow = 'second' | 'minute' | 'hour' | 'day';
@@ -15,8 +15,9 @@ export type SlicedWindow = 'second' | 'minute' | 'hour' | 'day';
  *   span `T` then holds at most `b × ⌈T·r/b⌉ ≤ b + r·T` requests, what the bucket admits;
  * - a minute, hour or day window of `L` requests is kept as `L` per window.
  *
- * The same margins as a single client's quota apply (2% under the rate, 10% of the burst in reserve, 1% of a window,
- * at most a second, past its edge), for the time between a request's admission and its arrival at the feed.
+ * The same margins as a single client's quota apply (2% under the rate; 10% of the burst or 250 ms of the rate in
+ * reserve, whichever is more; 1% of a window, at most a second, past its edge), for the time between a request's
+ * admission and its arrival at the feed.
  */
 export interface QuotaSlice {
   window: SlicedWindow;
@@ -45,7 +46,7 @@ export function quotaSlices(windows: QuotaWindows): QuotaSlice[] {
   if (windows.requestsPerSecond !== undefined) {
     const rate = windows.requestsPerSecond;
     const burst = windows.burstSize ?? Math.max(1, Math.ceil(rate));
-    const usable = Math.max(1, burst - Math.floor(burst * BURST_RESERVE));
+    const usable = usableBurst(rate, burst);
     const windowMs = Math.ceil((usable * 1000) / (rate * RATE_MARGIN));
     out.push(slice('second', windowMs, usable, `${rate}/s, burst ${burst}`));
   }
