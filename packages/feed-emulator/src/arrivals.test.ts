@@ -7,10 +7,12 @@ describe('paceOf', () => {
     const quota = { requestsPerSecond: 5, burst: 5 };
     // A burst of 5, then one every 200 ms: exactly the quota.
     const kept = [0, 0, 0, 0, 0, 200, 400, 600, 800, 1000];
-    expect(paceOf(kept, quota)).toEqual({ requests: 10, peak: 10, allowed: 10, overQuota: 0 });
+    expect(paceOf(kept, quota)).toEqual({ requests: 10, peak: 10, allowed: 10, overQuota: 0, burstSeen: 5 });
+    // Paced at the rate, with no burst: a bucket of 1 would do.
+    expect(paceOf([0, 200, 400, 600], quota).burstSeen).toBe(1);
     // A sixth at once is one too many; so is a burst after the bucket was emptied.
     expect(paceOf([0, 0, 0, 0, 0, 0], quota).overQuota).toBe(1);
-    expect(paceOf([...kept, 1000, 1000], quota)).toMatchObject({ peak: 12, overQuota: 2 });
+    expect(paceOf([...kept, 1000, 1000], quota)).toMatchObject({ peak: 12, overQuota: 2, burstSeen: 7 });
   });
 
   it('reads the emulator arrival log of the requests a quota counts', async () => {

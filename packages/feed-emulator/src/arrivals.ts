@@ -13,6 +13,11 @@ export interface PaceReport {
    * from the log, so the same check can be made on any log).
    */
   overQuota: number;
+  /**
+   * The smallest burst a token bucket at the quota's rate needs to admit every request of the log: how much of the
+   * quota's burst the client really used, from the feed's view (at most `burst` when nothing was over quota).
+   */
+  burstSeen: number;
 }
 
 /**
@@ -42,10 +47,20 @@ export function paceOf(arrivals: readonly number[], quota: Quota, windowMs = 100
     if (tokens >= 1) tokens -= 1;
     else overQuota += 1;
   }
+  // A bucket of b admits requests i..j when j - i + 1 <= b + rate × (t_j - t_i); with d_k = k - rate × t_k, the
+  // smallest such b over all spans is max over j of (d_j - min over i <= j of d_i + 1).
+  let burstSeen = 0;
+  let lowest = Number.POSITIVE_INFINITY;
+  for (const [k, arrival] of sorted.entries()) {
+    const d = k - (quota.requestsPerSecond * arrival) / 1000;
+    lowest = Math.min(lowest, d);
+    burstSeen = Math.max(burstSeen, d - lowest + 1);
+  }
   return {
     requests: sorted.length,
     peak,
     allowed: Math.floor(quota.burst + (quota.requestsPerSecond * windowMs) / 1000),
     overQuota,
+    burstSeen: Math.round(burstSeen * 100) / 100,
   };
 }

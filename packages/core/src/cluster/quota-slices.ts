@@ -15,7 +15,7 @@ export type SlicedWindow = 'second' | 'minute' | 'hour' | 'day';
  *   span `T` then holds at most `b × ⌈T·r/b⌉ ≤ b + r·T` requests, what the bucket admits;
  * - a minute, hour or day window of `L` requests is kept as `L` per window.
  *
- * The same margins as a single client's quota apply (2% under the rate; 10% of the burst or 250 ms of the rate in
+ * The same margins as a single client's quota apply (2% under the rate; 10% of the burst or 150 ms of the rate in
  * reserve, whichever is more; 1% of a window, at most a second, past its edge), for the time between a request's
  * admission and its arrival at the feed.
  */

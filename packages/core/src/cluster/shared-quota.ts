@@ -1,6 +1,7 @@
 import type { QuotaWindows } from '../scheduler/default-quotas.js';
-import { FeedQuota, type WindowName, type WindowStatus } from '../scheduler/feed-quota.js';
+import { FeedQuota, RATE_MARGIN, usableBurst, type WindowName, type WindowStatus } from '../scheduler/feed-quota.js';
 import type { QuotaGate, QuotaGrant } from '../scheduler/quota-gate.js';
+import { TokenBucket } from '../scheduler/token-bucket.js';
 import type { ClusterConnection } from './cluster-connection.js';
 import { type QuotaSlice, quotaSlices, shareOf } from './quota-slices.js';
 
@@ -83,6 +84,12 @@ export class SharedQuota implements QuotaGate {
   /** The local share, made when Redis is found unreachable (with the peer count then). */
   #local: { quota: FeedQuota; peers: number } | undefined;
   #pausedUntil = 0;
+  /**
+   * This process's own pace within the feed's per-second quota, starting with one request: a process just started
+   * opens its connections while it sends its first requests, which arrive late and bunched; ramping up keeps its
+   * first burst from landing on top of the cluster's.
+   */
+  readonly #pacer: TokenBucket | undefined;
   #snapshot: WindowStatus[];
   #refreshedAt = Number.NEGATIVE_INFINITY;
   #refreshing: Promise<void> | undefined;
@@ -101,6 +108,16 @@ export class SharedQuota implements QuotaGate {
     this.#expectedPeers = options.expectedPeers;
     this.#limiters = options.limiters;
     this.describe = this.#slices.length === 0 ? 'unlimited' : this.#slices.map((s) => s.describe).join(', ');
+    const { requestsPerSecond: rate, burstSize } = options.windows;
+    this.#pacer =
+      rate === undefined
+        ? undefined
+        : new TokenBucket(
+            rate * RATE_MARGIN,
+            usableBurst(rate, burstSize ?? Math.max(1, Math.ceil(rate))),
+            Date.now(),
+            1,
+          );
     this.#snapshot = this.#slices.map((slice) => ({
       window: slice.window,
       limit: slice.limit,
@@ -122,6 +139,9 @@ export class SharedQuota implements QuotaGate {
     if (!this.#connection.up) return this.#acquireLocally(now);
     const sliced = await this.#limitersReady();
     if (!sliced) return this.#acquireLocally(now);
+    const paced = this.#pacer?.nextAvailable(now) ?? now;
+    if (paced > now) return { granted: false, at: paced, window: 'second', limit: 'this process ramping up' };
+    this.#pacer?.take(now);
     // Sharing again: the next outage's share starts drained, not with what this one left.
     this.#local = undefined;
     const serverNow = this.#connection.now();
@@ -137,6 +157,7 @@ export class SharedQuota implements QuotaGate {
     ]);
     const failed = outcomes.find((outcome) => outcome.status === 'rejected' && outcome.reason instanceof Error);
     if (failed || pause?.status === 'rejected') {
+      this.#pacer?.giveBack();
       if (failed) this.#connection.failed(`rate limiter of ${this.#feed}`, (failed as PromiseRejectedResult).reason);
       // Redis failed mid-way: what was taken is given back (if Redis lets us), and the local share decides.
       this.#giveBack(taken.filter((_, i) => outcomes[i]?.status === 'fulfilled'));
@@ -146,6 +167,7 @@ export class SharedQuota implements QuotaGate {
     if (pausedUntil > now) this.#pausedUntil = Math.max(this.#pausedUntil, pausedUntil);
     const refused = taken.filter((_, i) => outcomes[i]?.status === 'rejected');
     if (refused.length > 0 || pausedUntil > now) {
+      this.#pacer?.giveBack();
       // Every point taken, the refusing windows' included, goes back: a refused attempt costs no window anything.
       this.#giveBack(taken);
       if (pausedUntil > now)
@@ -165,7 +187,14 @@ export class SharedQuota implements QuotaGate {
       return { granted: false, at, window, limit };
     }
     this.#refreshSoon();
-    return { granted: true, notBefore: now, cancel: () => this.#giveBack(taken) };
+    return {
+      granted: true,
+      notBefore: now,
+      cancel: () => {
+        this.#pacer?.giveBack();
+        this.#giveBack(taken);
+      },
+    };
   }
 
   pause(until: number): void {

@@ -18,16 +18,16 @@ export interface WindowStatus {
  * Safety margins. We count a request when we let it go; the feed counts it when it arrives, and between the two lie
  * the event loop, connection set-up, the network and the feed's own event loop. Requests let go at a steady pace can
  * arrive bunched: a request held up by J ms arrives together with the J × rate requests let go after it. Measured at
- * the feed emulator's arrival log (`pnpm bench:scan`, and worker processes just started: their first requests wait
- * for new connections), that holding-up reaches 200 ms on a busy machine, and a real feed's TLS handshake adds as
- * much. So the per-second bucket runs 2% under the configured rate and keeps in reserve 10% of its burst or 250 ms
- * of its rate, whichever is more (one request at least is left), and a minute/hour/day window waits 1% of its span
- * (at most a second) past its edge.
+ * the feed emulator's arrival log (`pnpm bench:scan` on a loaded two-core machine), that holding-up reaches 70 ms in
+ * a steady run, and more while connections open. So the per-second bucket runs 2% under the configured rate and keeps
+ * in reserve 10% of its burst or 150 ms of its rate, whichever is more (one request at least is left), and a minute/hour/day window waits 1% of its
+ * span (at most a second) past its edge. (A process just started holds its first requests up longest, while its
+ * connections open: a cluster's client ramps up, see `SharedQuota`.)
  */
 export const RATE_MARGIN = 0.98;
 const BURST_RESERVE = 0.1;
 /** How long a request may be held up between being let go and arriving, which the burst reserve absorbs, in ms. */
-export const ARRIVAL_JITTER_MS = 250;
+export const ARRIVAL_JITTER_MS = 150;
 const WINDOW_MARGIN = 0.01;
 const MAX_WINDOW_MARGIN_MS = 1000;
 

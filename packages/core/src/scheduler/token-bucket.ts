@@ -41,6 +41,11 @@ export class TokenBucket {
     this.#tokens -= 1;
   }
 
+  /** Gives back a token taken for a request that did not go after all. */
+  giveBack(): void {
+    this.#tokens = Math.min(this.capacity, this.#tokens + 1);
+  }
+
   /** When the bucket is full again. */
   fullAt(now: number): number {
     this.#refill(now);
