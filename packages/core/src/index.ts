@@ -47,6 +47,7 @@ export { parseConfig } from './config/parse-config.js';
 export {
   type AlertingConfig,
   type ApiKeyConfig,
+  type ClusterConfig,
   type LoggingConfig,
   type PerformanceConfig,
   type ResolvedConfig,
@@ -84,7 +85,10 @@ export { ThreatlibError, type ThreatlibErrorOptions } from './errors/threatlib-e
 export { ValidationError } from './errors/validation-error.js';
 export type { AuditAction, AuditEvent } from './events/audit-event.js';
 export type {
+  ClusterDegradedEvent,
+  ClusterRestoredEvent,
   FeedErrorEvent,
+  QuotaLowEvent,
   ThreatEventHandler,
   ThreatEventName,
   ThreatEvents,
@@ -121,6 +125,7 @@ export type { MonitoringAlert, MonitoringAlertStats, MonitoringCondition } from 
 export { OAUTH2_CLIENT_SECRET_VAULT_KEY } from './oauth2/client-token-source.js';
 export { OAuth2TokenError, type OAuth2TokenErrorDetails } from './oauth2/oauth2-token-error.js';
 export * from './records/index.js';
+export type { FeedQuotaReport } from './scheduler/quota-report.js';
 export type { FeedStatusReport } from './scout/feed-pipeline.js';
 export type { LocalSource, Prefilter, ScoutOptions, ScoutResult, WarninglistHit } from './scout/scout-engine.js';
 export type { ScoutManyItem, ScoutManyOptions, ScoutProgress } from './scout/scout-many.js';

@@ -57,7 +57,7 @@ export interface BinaryCommands {
 }
 
 /** A MULTI … EXEC transaction of node-redis. */
-export interface RedisMulti {
+interface RedisMulti {
   zAdd(key: string, members: { score: number; value: string }, options?: object): RedisMulti;
   zRemRangeByScore(key: string, min: number | string, max: number | string): RedisMulti;
   zCard(key: string): RedisMulti;

@@ -73,7 +73,7 @@ export class ClientProcess {
 }
 
 /** A port nothing listens on now. */
-export async function freePort(): Promise<number> {
+async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };

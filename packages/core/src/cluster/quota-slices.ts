@@ -2,7 +2,7 @@ import type { QuotaWindows } from '../scheduler/default-quotas.js';
 import { RATE_MARGIN, usableBurst, windowMarginMs } from '../scheduler/feed-quota.js';
 
 /** A window of a feed's quota as the cluster keeps it. */
-export type SlicedWindow = 'second' | 'minute' | 'hour' | 'day';
+type SlicedWindow = 'second' | 'minute' | 'hour' | 'day';
 
 /**
  * One window of a feed's quota, kept by every client of a cluster as a sliding window over shared counters: time is

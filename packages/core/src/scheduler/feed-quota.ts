@@ -27,7 +27,7 @@ export interface WindowStatus {
 export const RATE_MARGIN = 0.98;
 const BURST_RESERVE = 0.1;
 /** How long a request may be held up between being let go and arriving, which the burst reserve absorbs, in ms. */
-export const ARRIVAL_JITTER_MS = 150;
+const ARRIVAL_JITTER_MS = 150;
 const WINDOW_MARGIN = 0.01;
 const MAX_WINDOW_MARGIN_MS = 1000;
 

@@ -123,7 +123,7 @@ interface Flight {
  * Shares lookups with other processes (a cluster's {@link SharedFlights}): `run` does `work` unless another process
  * is asking the same (`key`), and then resolves with that one's answer.
  */
-export interface FlightSharing {
+interface FlightSharing {
   run<T>(key: string, work: () => Promise<T>, options: { signal: AbortSignal; onShared?: () => void }): Promise<T>;
 }
 
