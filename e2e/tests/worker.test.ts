@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { silentLogger } from '@threatlib/core';
 import { type FeedEmulator, paceOf, startFeedEmulator } from '@threatlib/feed-emulator';
 import { MessageQueueProcessor } from '@threatlib/queue';
+import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { describeWith, eventually, servicePort, uniqueName } from './interface/support.js';
 
@@ -74,13 +75,17 @@ beforeAll(async () => {
 afterEach(async () => {
   for (const item of running.splice(0).reverse()) await item.stop();
   emulator.reset();
-});
+  // A worker whose feed request still hangs drains for its drainTimeout before it exits.
+}, 120_000);
 afterAll(async () => {
   await emulator?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
-function configFile(name: string, messageQueue: object): string {
+/** The cluster key prefix of the workers of `name`. */
+const keyPrefixOf = (name: string) => `threatlib-test:${name}:`;
+
+function configFile(name: string, messageQueue: object, overrides: Record<string, unknown> = {}): string {
   const file = join(dir, `${name}.config.js`);
   const config = {
     sources: ['feed_urls'],
@@ -97,9 +102,10 @@ function configFile(name: string, messageQueue: object): string {
     caching: { enabled: true },
     cluster: {
       enabled: true,
-      kvserver: { host: '127.0.0.1', port: servicePort('redis'), keyPrefix: `threatlib-test:${name}:` },
+      kvserver: { host: '127.0.0.1', port: servicePort('redis'), keyPrefix: keyPrefixOf(name) },
     },
     integrations: { messageQueue },
+    ...overrides,
   };
   writeFileSync(file, `export default { test: ${JSON.stringify(config)} };\n`);
   return file;
@@ -157,6 +163,76 @@ function expectNothingLost(indicators: string[], processed: Map<string, number>)
   expect(emulator.stats().feeds.feed_urls.violations).toBe(0);
 }
 
+/**
+ * A message redelivered after its worker was killed, whose answer that worker had already cached, is answered from the
+ * shared cache: the feed is not asked again. Each message needs two feeds: `feed_urls` answers at once (and is cached),
+ * `feed_otx` holds its answer, so the worker can ack nothing. It is killed then; the flights' short-lived answers are
+ * removed, so only the verdict cache can spare the feed a second request; a second worker gets the redelivered
+ * messages (`feed_otx` now answers).
+ */
+async function redeliveredFromCache(
+  name: string,
+  messageQueue: object,
+  send: (bodies: string[]) => Promise<void>,
+  watch: (seen: (indicator: string) => void) => Promise<unknown>,
+  options: { sendFirst?: boolean } = {},
+): Promise<void> {
+  const indicators = Array.from({ length: 5 }, (_, i) => `r${i}.${name}.threatlib-worker-test.net`);
+  for (const indicator of indicators) emulator.script(indicator, { behaviour: 'hang', feeds: ['feed_otx'] });
+  const file = configFile(name, messageQueue, {
+    sources: ['feed_urls', 'feed_otx'],
+    apiKeys: {
+      feed_urls: { endpoint: emulator.endpoints.feed_urls },
+      feed_otx: { key: 'otx-test-key', endpoint: emulator.endpoints.feed_otx },
+    },
+    // feed_otx's held request must outlast the wait for the cache below, however loaded the machine.
+    performance: { retryAttempts: 0, requestTimeout: 240_000, lookupTimeout: 240_000 },
+  });
+  const redis = createClient({ url: `redis://127.0.0.1:${servicePort('redis')}` });
+  await redis.connect();
+  running.push({ stop: async () => void (await redis.close()) });
+  const processed: string[] = [];
+  await watch((indicator) => processed.push(indicator));
+
+  const bodies = indicators.map((indicator) => JSON.stringify({ indicator }));
+  // Kafka hands a consumer a partition's records in batches, and one batch at a time: the records are all there
+  // before the worker joins, so that it takes them in one batch and all of them are under way at once.
+  if (options.sendFirst) await send(bodies);
+  const first = new Worker(file);
+  running.push(first);
+  await first.started;
+  if (!options.sendFirst) await send(bodies);
+  // Every feed_urls answer is in the shared cache, and every feed_otx request is under way.
+  const cached = async () => (await redis.keys(`${keyPrefixOf(name)}v:*`)).length;
+  await eventually(async () => (await cached()) >= indicators.length, 'the feed_urls answers cached', 120_000);
+  await eventually(
+    () => indicators.every((i) => emulator.count('feed_otx', i) === 1),
+    'every feed_otx request under way',
+    120_000,
+  );
+  expect(processed).toEqual([]);
+  const exited = new Promise((resolve) => first.child.once('exit', resolve));
+  first.kill();
+  await exited;
+  const answers = await redis.keys(`${keyPrefixOf(name)}a:*`);
+  if (answers.length > 0) await redis.del(answers);
+  for (const indicator of indicators) emulator.script(indicator, { behaviour: 'not_found', feeds: ['feed_otx'] });
+
+  const second = new Worker(file);
+  running.push(second);
+  await second.started;
+  await eventually(
+    () => indicators.every((i) => processed.includes(i)),
+    'every redelivered message processed',
+    120_000,
+  );
+  for (const indicator of indicators) {
+    expect(emulator.count('feed_urls', indicator), `feed_urls asked about ${indicator}`).toBe(1);
+    // feed_otx never answered the killed worker: asked again, once.
+    expect(emulator.count('feed_otx', indicator), `feed_otx asked about ${indicator}`).toBe(2);
+  }
+}
+
 describeWith(['rabbitmq', 'redis'], 'threatlib worker on RabbitMQ (competing consumers)', () => {
   it('loses no message when a worker is killed mid-run, and asks no cached indicator again', async () => {
     const name = uniqueName('worker-rabbit');
@@ -183,6 +259,24 @@ describeWith(['rabbitmq', 'redis'], 'threatlib worker on RabbitMQ (competing con
       indicators,
     );
     expectNothingLost(indicators, processed);
+  }, 300_000);
+
+  it('answers a message redelivered after a kill from the shared cache, without asking the feed again', async () => {
+    const name = uniqueName('worker-rabbit-redelivered');
+    const queues = { incoming: `${name}.in`, processed: `${name}.out`, alerts: `${name}.alerts` };
+    const client = new MessageQueueProcessor(
+      { type: 'rabbitmq', connection: RABBITMQ, prefetch: 200 },
+      { logger: silentLogger },
+    );
+    running.push(client);
+    await redeliveredFromCache(
+      name,
+      { type: 'rabbitmq', connection: RABBITMQ, queues, prefetch: PREFETCH, drainTimeout: 5000 },
+      async (bodies) => {
+        await Promise.all(bodies.map((body, i) => client.publish(queues.incoming, body, { messageId: `m${i}` })));
+      },
+      (seen) => client.consume(queues.processed, (message) => seen(message.json<{ indicator: string }>().indicator)),
+    );
   }, 300_000);
 });
 
@@ -219,5 +313,37 @@ describeWith(['kafka', 'redis'], 'threatlib worker on Kafka (a consumer group)',
       indicators,
     );
     expectNothingLost(indicators, processed);
+  }, 300_000);
+
+  it('answers a record redelivered after a kill from the shared cache, without asking the feed again', async () => {
+    const name = uniqueName('worker-kafka-redelivered');
+    const topics = {
+      incoming: `${name}.in`,
+      processed: `${name}.out`,
+      threats: `${name}.threats`,
+      alerts: `${name}.alerts`,
+    };
+    const client = new MessageQueueProcessor(
+      { type: 'kafka', brokers: KAFKA_BROKERS, groupId: `${name}.watch` },
+      { logger: silentLogger },
+    );
+    running.push(client);
+    await redeliveredFromCache(
+      name,
+      {
+        type: 'kafka',
+        brokers: KAFKA_BROKERS,
+        topics,
+        groupId: name,
+        prefetch: PREFETCH,
+        sessionTimeout: 6000,
+        drainTimeout: 5000,
+      },
+      async (bodies) => {
+        for (const body of bodies) await client.publish(topics.incoming, body);
+      },
+      (seen) => client.consume(topics.processed, (message) => seen(message.json<{ indicator: string }>().indicator)),
+      { sendFirst: true },
+    );
   }, 300_000);
 });
