@@ -92,11 +92,13 @@ describeWithRedis('what the clients of a cluster share', () => {
       for (let i = 0; i < 10; i++) outcomes.push(await quota.acquire(Date.now()));
       const granted = outcomes.filter((o) => o.granted).length;
       expect(outcomes.filter((o) => !o.granted).length).toBeGreaterThan(0);
-      // Refunds are sent without waiting; read once they have landed.
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      await quota.refresh();
-      const minute = quota.status(Date.now()).find((w) => w.window === 'minute');
-      expect(minute && minute.limit - minute.remaining).toBe(granted);
+      // Refunds are sent without waiting: until they have all landed the window shows more used, never less.
+      const used = async () => {
+        await quota.refresh();
+        const minute = quota.status(Date.now()).find((w) => w.window === 'minute');
+        return minute && minute.limit - minute.remaining;
+      };
+      await expect.poll(used, { timeout: 15_000 }).toBe(granted);
     } finally {
       await connection.close();
     }
@@ -117,6 +119,38 @@ describeWithRedis('what the clients of a cluster share', () => {
     expect(window && window.limit - window.remaining).toBe(3);
   });
 
+  it('while one client asks a feed about an indicator, another asking the same waits for that answer', async () => {
+    const keyPrefix = uniquePrefix('flights');
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const calls: string[] = [];
+    const { feed } = countingFeed(() => answer({ status: 'ok', verdict: 'malicious', score: 1 }));
+    const slow: Feed = {
+      ...feed,
+      async lookup(indicator, options) {
+        calls.push(indicator.value);
+        await held;
+        return feed.lookup(indicator, options);
+      },
+    };
+    // No verdict cache: only the shared flight can spare the feed a second request.
+    const [a, b] = [0, 1].map(() => clusterClient(keyPrefix, slow));
+    await Promise.all([a, b].map((client) => client?.start()));
+    const first = a?.scout('198.51.100.60');
+    await expect.poll(() => calls.length, { timeout: 15_000 }).toBe(1);
+    const second = b?.scout('198.51.100.60');
+    // B finds A's lock taken and waits (given time to get there; arriving later, it reads A's stored answer).
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    release();
+    const [fromA, fromB] = await Promise.all([first, second]);
+    expect(calls).toEqual(['198.51.100.60']);
+    expect(shared(fromA)).toMatchObject({ status: 'ok', verdict: 'malicious' });
+    expect(shared(fromB)).toMatchObject({ status: 'ok', verdict: 'malicious' });
+    expect(b?.feedStatus().find((s) => s.feed === 'feed_shared')?.requests).toMatchObject({ sent: 0, deduplicated: 1 });
+  }, 30_000);
+
   it('opens a feed breaker for every client when their failures together reach the threshold', async () => {
     const keyPrefix = uniquePrefix('breaker');
     const { feed, calls } = countingFeed(() => failure('error', 'feed down', { statusCode: 503 }));
@@ -126,7 +160,9 @@ describeWithRedis('what the clients of a cluster share', () => {
     await a?.scout('198.51.100.1');
     await b?.scout('198.51.100.2');
     // The shared breaker opens in the background of the second failure.
-    await expect.poll(async () => shared(await c?.scout('198.51.100.3'))?.status).toBe('circuit_open');
+    await expect
+      .poll(async () => shared(await c?.scout('198.51.100.3'))?.status, { timeout: 15_000 })
+      .toBe('circuit_open');
     expect(calls).toEqual(['198.51.100.1', '198.51.100.2']);
     expect(c?.feedStatus().find((s) => s.feed === 'feed_shared')?.breaker.state).toBe('open');
   });
@@ -152,7 +188,7 @@ describeWithRedis('what the clients of a cluster share', () => {
     for (const client of three) client.on('campaignDetected', (event) => events.push(event));
     await Promise.all(three.map((client) => client.start()));
     for (const [i, client] of three.entries()) await client.correlate(`198.51.100.${20 + i}`);
-    await expect.poll(() => events.length).toBe(1);
+    await expect.poll(() => events.length, { timeout: 15_000 }).toBe(1);
     expect(events[0]).toMatchObject({ status: 'formed', indicatorCount: 3 });
   });
 });
@@ -193,7 +229,8 @@ it('never shows the Redis password: not in a log line, an event or an inspected 
   } finally {
     await redis.stop();
   }
-});
+  // A redis-server of its own to start, a refused connection and a scout: seconds on a loaded machine.
+}, 60_000);
 
 it('answers every lookup within its time limit while the cluster Redis accepts connections and never answers', async () => {
   const { createServer } = await import('node:net');
@@ -219,4 +256,4 @@ it('answers every lookup within its time limit while the cluster Redis accepts c
     for (const socket of sockets) socket.destroy();
     await new Promise((resolve) => silent.close(resolve));
   }
-});
+}, 30_000);
