@@ -260,13 +260,18 @@ export class ThreatClient {
     const quotaLow = new QuotaLowWatch(this.config.performance.rateLimit.quotaLowThreshold, (event) =>
       this.events.emit('quotaLow', event),
     );
+    const checkQuota = (feed: string) =>
+      quotaLow.check(feed, this.#scheduler.status(feed).quota, this.#scheduler.gate(feed)?.shared ?? false);
     this.#scheduler = new FeedScheduler({
       concurrency: this.config.performance.maxConcurrency,
       clock: this.#clock,
       quotaFor: (feed) => quotaFor(this.config, feed),
-      ...(cluster ? { gateFor: (feed: string) => cluster.gateFor(feed, quotaFor(this.config, feed)) } : {}),
-      onSent: (feed) =>
-        quotaLow.check(feed, this.#scheduler.status(feed).quota, this.#scheduler.gate(feed)?.shared ?? false),
+      // A cluster's figures are read from Redis in the background: checked again once they are, other clients'
+      // requests included.
+      ...(cluster
+        ? { gateFor: (feed: string) => cluster.gateFor(feed, quotaFor(this.config, feed), () => checkQuota(feed)) }
+        : {}),
+      onSent: checkQuota,
     });
     const makeCache = () => createCache(this.config.caching, { now: () => this.#clock.now() });
     this.#cache = options.cache ?? (cluster ? cluster.verdictCache(makeCache) : makeCache());

@@ -151,6 +151,24 @@ describeWithRedis('what the clients of a cluster share', () => {
     expect(b?.feedStatus().find((s) => s.feed === 'feed_shared')?.requests).toMatchObject({ sent: 0, deduplicated: 1 });
   }, 30_000);
 
+  it("fires quotaLow on the cluster's figures: another client's requests count", async () => {
+    const keyPrefix = uniquePrefix('quota-low');
+    const { feed } = countingFeed(() => answer({ status: 'ok', verdict: 'clean', score: 0 }));
+    // 10 an hour, quotaLowThreshold 0.1 (the default): low once 1 is left.
+    const config = {
+      performance: { retryAttempts: 0, rateLimit: { perFeed: { feed_shared: { requestsPerHour: 10 } } } },
+    };
+    const [a, b] = [0, 1].map(() => clusterClient(keyPrefix, feed, config));
+    const low: unknown[] = [];
+    b?.on('quotaLow', (event) => low.push(event));
+    await Promise.all([a, b].map((client) => client?.start()));
+    for (let i = 1; i <= 8; i++) await a?.scout(`198.51.100.${70 + i}`);
+    await b?.scout('198.51.100.90');
+    expect(low).toEqual([
+      expect.objectContaining({ feed: 'feed_shared', window: 'hour', limit: 10, remaining: 1, shared: true }),
+    ]);
+  }, 30_000);
+
   it('opens a feed breaker for every client when their failures together reach the threshold', async () => {
     const keyPrefix = uniquePrefix('breaker');
     const { feed, calls } = countingFeed(() => failure('error', 'feed down', { statusCode: 503 }));

@@ -67,8 +67,8 @@ export class Cluster {
     await this.flights.start();
   }
 
-  /** The shared quota of `feed` (made once per feed). */
-  gateFor(feed: string, windows: QuotaWindows): SharedQuota {
+  /** The shared quota of `feed` (made once per feed); `onRefreshed` runs each time its figures are read from Redis. */
+  gateFor(feed: string, windows: QuotaWindows, onRefreshed?: () => void): SharedQuota {
     let gate = this.#gates.get(feed);
     if (!gate) {
       this.#limiters ??= loadRateLimiter();
@@ -80,6 +80,7 @@ export class Cluster {
         windows,
         expectedPeers: this.#deps.config.cluster.expectedPeers,
         limiters: this.#limiters,
+        onRefreshed,
       });
       this.#gates.set(feed, gate);
     }

@@ -93,6 +93,7 @@ export class SharedQuota implements QuotaGate {
   #snapshot: WindowStatus[];
   #refreshedAt = Number.NEGATIVE_INFINITY;
   #refreshing: Promise<void> | undefined;
+  readonly #onRefreshed: (() => void) | undefined;
 
   constructor(options: {
     connection: ClusterConnection;
@@ -100,7 +101,10 @@ export class SharedQuota implements QuotaGate {
     windows: QuotaWindows;
     expectedPeers?: number | undefined;
     limiters: Promise<RateLimiterModule>;
+    /** Called each time the cluster's figures have been read (so `quotaLow` sees the other clients' requests). */
+    onRefreshed?: (() => void) | undefined;
   }) {
+    this.#onRefreshed = options.onRefreshed;
     this.#connection = options.connection;
     this.#feed = options.feed;
     this.#windows = options.windows;
@@ -264,6 +268,7 @@ export class SharedQuota implements QuotaGate {
         ...(remaining < limit && resets !== undefined ? { resetsAt: new Date(resets - offset).toISOString() } : {}),
       };
     });
+    this.#onRefreshed?.();
   }
 
   #refreshSoon(): void {
