@@ -28,6 +28,7 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
     stixIndicatorId streamEventFor threatLevelForRiskScore toStixBundle toStixPattern validateConfig
     `,
     types: words`
+    ClusterConfig ClusterDegradedEvent ClusterRestoredEvent FeedQuotaReport QuotaLowEvent
     Alert AlertDelivery AlertDeliveryCounts AlertInput AlertPage AlertQuery AlertingConfig ApiKeyConfig
     Argon2idParams AuditAction AuditEvent BuiltinFeedId CacheHealth CampaignDetectedEvent CampaignLinkKind
     CampaignObservation CampaignTrackerOptions Case CaseInput CheckStatus ClientAlerts ClientState ConfigWarning

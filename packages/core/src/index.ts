@@ -41,6 +41,7 @@ export { parseConfig } from './config/parse-config.js';
 export {
   type AlertingConfig,
   type ApiKeyConfig,
+  type ClusterConfig,
   type LoggingConfig,
   type PerformanceConfig,
   type ResolvedConfig,
@@ -67,7 +68,10 @@ export { ValidationError } from './errors/validation-error.js';
 // Events.
 export type { AuditAction, AuditEvent } from './events/audit-event.js';
 export type {
+  ClusterDegradedEvent,
+  ClusterRestoredEvent,
   FeedErrorEvent,
+  QuotaLowEvent,
   ThreatEventHandler,
   ThreatEventName,
   ThreatEvents,
@@ -128,6 +132,7 @@ export {
   threatLevelForRiskScore,
 } from './records/severity.js';
 export { type StreamEvent, type StreamEventInput, StreamEventSchema, streamEventFor } from './records/stream-event.js';
+export type { FeedQuotaReport } from './scheduler/quota-report.js';
 export type { FeedStatusReport } from './scout/feed-pipeline.js';
 export type { ScoutOptions, ScoutResult, WarninglistHit } from './scout/scout-engine.js';
 export type { ScoutManyItem, ScoutManyOptions, ScoutProgress } from './scout/scout-many.js';

@@ -120,6 +120,12 @@ export interface FeedStats {
   injected500: number;
 }
 
+/**
+ * When each request a feed's quota counts (one naming an indicator with a valid key) arrived, on the emulator's
+ * monotonic clock in ms: the feed's own view of a client's pace, to check against its quota.
+ */
+export type ArrivalLog = Readonly<Record<EmulatedFeed, readonly number[]>>;
+
 /** The emulator's counters, per feed and in total. */
 export interface EmulatorStats {
   feeds: Record<EmulatedFeed, FeedStats>;
@@ -141,6 +147,8 @@ export interface FeedEmulator {
   count(feed?: EmulatedFeed, indicator?: string): number;
   /** Requests, quota violations and injected faults, per feed and in total. */
   stats(): EmulatorStats;
+  /** Arrival times of the requests each feed's quota counts (kept whether or not the feed has a quota). */
+  arrivals(): ArrivalLog;
   /**
    * How many requests are being held unanswered now (behaviour `hang`): one leaves the count when its client closes
    * it, so a test sees whether an aborted lookup really let go of its request.
@@ -213,6 +221,7 @@ export async function startFeedEmulator(options: FeedEmulatorOptions = {}): Prom
   };
 
   const bump = (key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
+  const arrivals = new Map<EmulatedFeed, number[]>();
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const arrival = now();
@@ -256,6 +265,12 @@ export async function startFeedEmulator(options: FeedEmulatorOptions = {}): Prom
       send(res, withHeaders(answer(vendor, 'unauthorized', routed.indicator, request), limitHeaders));
       return;
     }
+    let arrived = arrivals.get(vendor.feed);
+    if (!arrived) {
+      arrived = [];
+      arrivals.set(vendor.feed, arrived);
+    }
+    arrived.push(arrival);
     if (bucket) {
       const decision = bucket.take(arrival);
       limitHeaders = rateLimitHeaders(bucket.quota, decision, arrival);
@@ -311,6 +326,7 @@ export async function startFeedEmulator(options: FeedEmulatorOptions = {}): Prom
   const resetCounters = () => {
     requests.length = 0;
     counts.clear();
+    arrivals.clear();
     stats.clear();
     for (const bucket of buckets.values()) bucket.refill();
     faults?.restart();
@@ -399,6 +415,11 @@ export async function startFeedEmulator(options: FeedEmulatorOptions = {}): Prom
         total.injected500 += entry.injected500;
       }
       return { feeds, total };
+    },
+    arrivals() {
+      return Object.fromEntries(
+        (Object.keys(VENDORS) as EmulatedFeed[]).map((feed) => [feed, [...(arrivals.get(feed) ?? [])]]),
+      ) as unknown as ArrivalLog;
     },
     resetCounters,
     reset() {

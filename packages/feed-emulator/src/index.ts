@@ -1,4 +1,6 @@
+export { type PaceReport, paceOf } from './arrivals.js';
 export {
+  type ArrivalLog,
   type EmulatorStats,
   type FeedEmulator,
   type FeedEmulatorOptions,

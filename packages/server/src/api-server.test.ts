@@ -130,6 +130,24 @@ describe('routes', () => {
     ]);
   });
 
+  it("GET /quotas shows what is left of each feed's windows, the client's own figures without a cluster", async () => {
+    const { call } = await serve({}, client({ sources: ['feed_scan'] }));
+    const body = await json(call('/api/v1/quotas'));
+    expect(body).toEqual({
+      feeds: [
+        {
+          feed: 'feed_scan',
+          limits: '4/minute, 500/day',
+          windows: [
+            { window: 'minute', limit: 4, remaining: 4 },
+            { window: 'day', limit: 500, remaining: 500 },
+          ],
+          shared: false,
+        },
+      ],
+    });
+  });
+
   it('POST /alerts stores; GET /alerts pages and filters by minSeverity (a name) and since', async () => {
     const { call } = await serve();
     for (const [severity, timestamp] of [

@@ -585,6 +585,8 @@ export class APIServer {
 
     app.get('/feeds/status', async () => ({ feeds: client.feedStatus() }));
 
+    app.get('/quotas', async () => ({ feeds: await client.quotas() }));
+
     const alertQuery = (query: z.infer<typeof S.AlertsQuery>) => ({
       ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
       ...(query.minSeverity === undefined ? {} : { minSeverity: query.minSeverity }),

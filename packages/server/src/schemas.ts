@@ -306,6 +306,27 @@ export const FeedStatusResponse = z
   })
   .meta({ id: 'FeedStatusResponse' });
 
+export const QuotasResponse = z
+  .object({
+    feeds: z.array(
+      z.object({
+        feed: z.string(),
+        limits: z.string(),
+        windows: z.array(
+          z.object({
+            window: z.enum(['second', 'minute', 'hour', 'day']),
+            limit: z.number(),
+            remaining: z.number(),
+            resetsAt: z.string().optional(),
+          }),
+        ),
+        shared: z.boolean(),
+        pausedUntil: z.string().optional(),
+      }),
+    ),
+  })
+  .meta({ id: 'QuotasResponse' });
+
 export const Alert = AlertSchema.meta({ id: 'Alert' });
 
 export const AlertPage = z

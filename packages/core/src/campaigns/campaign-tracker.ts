@@ -12,7 +12,7 @@ export interface CampaignTrackerOptions {
 }
 
 /** Most indicators listed in one report; `indicatorCount` says how many there are. */
-const LISTED_INDICATORS = 500;
+export const LISTED_INDICATORS = 500;
 /** Longest link value considered (a tag or family name, a URL). */
 const MAX_VALUE_LENGTH = 2048;
 
@@ -106,7 +106,11 @@ export class CampaignTracker {
   }
 }
 
-function linksOf(threat: CampaignObservation): Array<[string, CampaignLinkKind, string]> {
+/**
+ * What `threat` is linked by: `[key, kind, value]` per malware family, tag (not one naming a family) and reference,
+ * the key folding case for families and tags.
+ */
+export function linksOf(threat: CampaignObservation): Array<[string, CampaignLinkKind, string]> {
   const links = new Map<string, [string, CampaignLinkKind, string]>();
   const add = (kind: CampaignLinkKind, raw: string, fold: boolean) => {
     const value = raw.trim();

@@ -41,6 +41,11 @@ export interface ClientAlertingOptions {
   ready?(): Promise<void>;
   /** For the backoff's jitter. */
   random?: () => number;
+  /**
+   * Deduplication shared with other processes (a cluster): consulted after this client's own, so an indicator another
+   * process raised within `dedupeWindowMs` raises nothing here either.
+   */
+  sharedDedupe?: { admit(key: string, windowMs: number): Promise<boolean>; forget(key: string): void } | undefined;
 }
 
 /** Final outcomes of deliveries to one integration since the client was made. */
@@ -150,7 +155,30 @@ export class ClientAlerting {
       this.#logger.error({ err: error, indicator: correlation.indicator }, 'could not make the alert for a threat');
       return;
     }
-    this.#raised.set(handle, this.#raise(input, key, correlation.indicator));
+    const shared = this.#options.sharedDedupe;
+    if (!shared) {
+      this.#raised.set(handle, this.#raise(input, key, correlation.indicator));
+      return;
+    }
+    // Another process may have raised it: ask the cluster first (in the background; never throws).
+    const decided: Raised = this.#track(
+      shared
+        .admit(key, this.#options.config.alerting.dedupeWindowMs)
+        .then((admitted) => (admitted ? this.#raise(input, key, correlation.indicator) : new Map())),
+    );
+    this.#open.set(key, decided);
+    this.#raised.set(handle, decided);
+    // Raised here, #raise keeps it open until its deliveries end; raised elsewhere, there is nothing to wait for.
+    const close = () => {
+      if (this.#open.get(key) === decided) this.#open.delete(key);
+    };
+    decided.then(close, close);
+  }
+
+  /** Forgets `key` here and across the cluster, so that its next conclusion raises its alert again. */
+  #forget(key: string): void {
+    this.#dedupe.forget(key);
+    this.#options.sharedDedupe?.forget(key);
   }
 
   /**
@@ -166,10 +194,10 @@ export class ClientAlerting {
         .then(
           async (jobs) => {
             const outcomes = await Promise.all(jobs.values());
-            if (outcomes.some((delivery) => delivery.status !== 'delivered')) this.#dedupe.forget(key);
+            if (outcomes.some((delivery) => delivery.status !== 'delivered')) this.#forget(key);
           },
           (error: unknown) => {
-            this.#dedupe.forget(key);
+            this.#forget(key);
             this.#logger.error(
               { err: error, indicator },
               `the alert for ${indicator} could not be stored: ${deliveryErrorText(error, this.#secrets)}`,

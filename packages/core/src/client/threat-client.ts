@@ -3,6 +3,7 @@ import { MemoryAlertStore } from '../alerts/memory-alert-store.js';
 import type { CacheStore } from '../cache/cache-store.js';
 import { createCache } from '../cache/create-cache.js';
 import { CampaignTracker } from '../campaigns/campaign-tracker.js';
+import { Cluster } from '../cluster/cluster.js';
 import { ENVIRONMENT_OPTIONS, type Environment, processEnvironment, readEnvironment } from '../config/environment.js';
 import { type LoadConfigOptions, loadConfig } from '../config/load-config.js';
 import { mergeConfig } from '../config/merge-config.js';
@@ -44,6 +45,8 @@ import { shownInput } from '../records/shown-input.js';
 import { type Clock, systemClock } from '../scheduler/clock.js';
 import { FeedScheduler } from '../scheduler/feed-scheduler.js';
 import { quotaFor } from '../scheduler/quota-for.js';
+import { QuotaLowWatch } from '../scheduler/quota-low.js';
+import { type FeedQuotaReport, quotaReports } from '../scheduler/quota-report.js';
 import { FeedPipeline, type FeedStatusReport } from '../scout/feed-pipeline.js';
 import { prepareLists } from '../scout/prepare-lists.js';
 import {
@@ -171,6 +174,8 @@ export class ThreatClient {
   readonly #alerter: MonitoringAlerter | undefined;
   readonly #oauth2: OAuth2TokenSource | undefined;
   readonly #campaigns: CampaignTracker | undefined;
+  /** What the client shares with the other clients of its cluster (`cluster.enabled`). */
+  readonly #cluster: Cluster | undefined;
   #prepared: Promise<{ prefilter: Prefilter; lists: LocalSource[] }> | undefined;
   readonly #added: AddedLists;
   /** The configured lists and the added ones, for lookups: made again when either changes. */
@@ -243,6 +248,15 @@ export class ThreatClient {
           windowMs: this.#config.campaigns.windowMs,
         })
       : undefined;
+    const cluster = this.#config.cluster.enabled
+      ? new Cluster({
+          config: this.#config,
+          clock: this.#clock,
+          logger: withCategory(this.logger, 'client'),
+          events: this.events,
+        })
+      : undefined;
+    this.#cluster = cluster;
     this.#alerting = new ClientAlerting({
       store: alertStore,
       config: this.#config,
@@ -250,14 +264,27 @@ export class ThreatClient {
       logger: this.logger,
       targets: () => this.#integrations.started(),
       ready: () => this.#starting ?? Promise.resolve(),
+      sharedDedupe: cluster?.alertDedupe,
     });
     this.alerts = this.#alerting.alerts;
+    const quotaLow = new QuotaLowWatch(this.#config.performance.rateLimit.quotaLowThreshold, (event) =>
+      this.events.emit('quotaLow', event),
+    );
+    const checkQuota = (feed: string) =>
+      quotaLow.check(feed, this.#scheduler.status(feed).quota, this.#scheduler.gate(feed)?.shared ?? false);
     this.#scheduler = new FeedScheduler({
       concurrency: this.#config.performance.maxConcurrency,
       clock: this.#clock,
       quotaFor: (feed) => quotaFor(this.#config, feed),
+      // A cluster's figures are read from Redis in the background: checked again once they are, other clients'
+      // requests included.
+      ...(cluster
+        ? { gateFor: (feed: string) => cluster.gateFor(feed, quotaFor(this.#config, feed), () => checkQuota(feed)) }
+        : {}),
+      onSent: checkQuota,
     });
-    this.#cache = options.cache ?? createCache(this.#config.caching, { now: () => this.#clock.now() });
+    const makeCache = () => createCache(this.#config.caching, { now: () => this.#clock.now() });
+    this.#cache = options.cache ?? (cluster ? cluster.verdictCache(makeCache) : makeCache());
     this.#cache?.onEvict?.(() => this.events.emit('cacheEvicted'));
     // Refuse an insecure feed endpoint now rather than at the first lookup.
     for (const [feed, entry] of Object.entries(this.#config.apiKeys)) {
@@ -296,6 +323,7 @@ export class ThreatClient {
       cache: this.#cache,
       clock: this.#clock,
       ...(this.#alerter ? { monitor: this.#alerter } : {}),
+      ...(cluster ? { flights: cluster.flights, breakerFor: cluster.breakerFor.bind(cluster) } : {}),
     });
     this.#engine = new ScoutEngine({
       config: this.#config,
@@ -499,6 +527,22 @@ export class ThreatClient {
         feed,
         configured: !feed.requiresKey || this.#vault?.has(feed.id) === true || this.#hasConfiguredKey(feed.id),
       })),
+    );
+  }
+
+  /**
+   * What is left of each feed's quota, per window: the cluster's figures when `cluster` is on and its Redis answers
+   * (shared by every client with the same key prefix), else this client's own. The REST `GET /quotas` returns this.
+   *
+   * @example
+   * ```ts
+   * for (const { feed, windows } of await client.quotas()) console.log(feed, windows.map((w) => `${w.window}: ${w.remaining}/${w.limit}`));
+   * ```
+   */
+  async quotas(): Promise<FeedQuotaReport[]> {
+    return quotaReports(
+      this.#scheduler,
+      this.#activeFeeds().map((feed) => feed.id),
     );
   }
 
@@ -734,6 +778,8 @@ export class ThreatClient {
     try {
       // Load lists and open the cache now, so a bad list file or an unreachable cache fails start(), not a scout.
       await this.#prepare();
+      // Redis unreachable does not fail start: the client runs degraded (clusterDegraded) and keeps trying.
+      await this.#cluster?.start();
       await this.#cache?.start?.();
     } catch (error) {
       this.#state = 'idle';
@@ -992,7 +1038,7 @@ export class ThreatClient {
   #trackCampaigns(correlation: Correlation, results: ScoutResult['results']): void {
     if (!this.#campaigns) return;
     const flagging = results.filter((result) => result.verdict === 'malicious' || result.verdict === 'suspicious');
-    const campaigns = this.#campaigns.observe({
+    const observation = {
       indicator: correlation.indicator,
       at: this.#clock.now(),
       sources: flagging.map((result) => result.feed),
@@ -1001,8 +1047,22 @@ export class ThreatClient {
       // would make one campaign of everything a blocklist catches.
       tags: flagging.flatMap((result) => result.tags).filter((tag) => !SOURCE_KIND_TAGS.has(tag)),
       references: flagging.flatMap((result) => result.references),
-    });
-    for (const campaign of campaigns) this.events.emit('campaignDetected', campaign);
+    };
+    const shared = this.#cluster?.campaigns;
+    if (shared && this.#cluster?.connection.up) {
+      // The cluster's campaigns, in the background; Redis failing mid-way, this client's own tracker counts it.
+      shared.observe(observation).then(
+        (campaigns) => {
+          for (const campaign of campaigns) this.events.emit('campaignDetected', campaign);
+        },
+        () => {
+          for (const campaign of this.#campaigns?.observe(observation) ?? [])
+            this.events.emit('campaignDetected', campaign);
+        },
+      );
+      return;
+    }
+    for (const campaign of this.#campaigns.observe(observation)) this.events.emit('campaignDetected', campaign);
   }
 
   /** What `JSON.stringify` writes of a client: its state, sources, integrations and redacted configuration. */
@@ -1036,6 +1096,7 @@ export class ThreatClient {
     this.#http = undefined;
     await http?.close();
     await this.#cache?.close();
+    await this.#cluster?.close();
     // Alert deliveries under way get a moment to finish; SMTP and webhook connections are closed either way.
     await this.#alerter?.close();
   }

@@ -24,6 +24,7 @@ import {
   type ProbeFeed,
   RespRecorder,
   SelfSignedServer,
+  SilentServer,
   SmtpRecorder,
   SyslogReceivers,
   sleep,
@@ -198,6 +199,8 @@ const tls = new SelfSignedServer();
 const syslog = new SyslogReceivers();
 const smtp = new SmtpRecorder();
 const resp = new RespRecorder();
+/** Accepts connections and never answers: a Redis that hangs. */
+const silent = new SilentServer();
 let dead: number;
 
 beforeAll(async () => {
@@ -209,6 +212,7 @@ beforeAll(async () => {
     smtp.start(),
     resp.start(),
     feeds.start(),
+    silent.start(),
   ]);
   dead = await deadPort();
   tokens.respond = () => ({
@@ -227,6 +231,7 @@ afterAll(async () => {
     smtp.close(),
     resp.close(),
     feeds.close(),
+    silent.close(),
   ]);
 });
 
@@ -702,6 +707,9 @@ async function manifestReadsInAMinute(config: ThreatConfig): Promise<number> {
 const REDIS_A = uniquePrefix('every-option-db');
 const REDIS_B = uniquePrefix('every-option-prefix');
 const REDIS_C = uniquePrefix('every-option-other-prefix');
+const REDIS_CLUSTER_A = uniquePrefix('every-option-cluster-db');
+const REDIS_CLUSTER_B = uniquePrefix('every-option-cluster-prefix');
+const REDIS_CLUSTER_C = uniquePrefix('every-option-cluster-other-prefix');
 
 const CACHE_TYPE_DIR = h.path('cache-type');
 const CACHE_DIR_A = h.path('cache-a');
@@ -951,6 +959,11 @@ const CHECKS: Record<string, Check> = {
   ),
   'performance.rateLimit.requestsPerDay': effect({ performance: { rateLimit: { requestsPerDay: 3000 } } }, async (c) =>
     limits(c),
+  ),
+  'performance.rateLimit.quotaLowThreshold': effect(
+    { performance: { rateLimit: { quotaLowThreshold: 0.5 } } },
+    (c) => quotaLowEvents(c, 6),
+    { performance: { rateLimit: { perFeed: { feed_probe: { requestsPerMinute: 10 } } } } },
   ),
   ...Object.fromEntries(
     (
@@ -1489,6 +1502,62 @@ const CHECKS: Record<string, Check> = {
   'campaigns.minIndicators': effect({ campaigns: { minIndicators: 2 } }, (c) => campaignsReported(c, 0)),
   'campaigns.windowMs': effect({ campaigns: { windowMs: 60_000 } }, (c) => campaignsReported(c, 120_000)),
 
+  'cluster.enabled': effect(
+    { cluster: { enabled: true } },
+    (c) => clusterDegraded(c),
+    () => ({
+      cluster: { kvserver: { port: dead } },
+    }),
+  ),
+  'cluster.expectedPeers': effect(
+    { cluster: { expectedPeers: 3 } },
+    (c) => clusterDegraded(c),
+    () => ({
+      cluster: { enabled: true, kvserver: { port: dead } },
+    }),
+  ),
+  'cluster.commandTimeout': effect(
+    { cluster: { commandTimeout: 300 } },
+    (c) => clusterDegraded(c),
+    () => ({
+      cluster: { enabled: true, kvserver: { port: silent.port } },
+    }),
+  ),
+  'cluster.kvserver.host': effect(
+    { cluster: { kvserver: { host: 'localhost' } } },
+    (c) => clusterDegraded(c),
+    () => ({
+      cluster: { enabled: true, kvserver: { port: dead } },
+    }),
+  ),
+  'cluster.kvserver.port': effect(
+    { cluster: { kvserver: { port: E2E_REDIS.port } } },
+    (c) => clusterDegraded(c),
+    () => ({ cluster: { enabled: true, kvserver: { port: dead } } }),
+    'redis',
+  ),
+  'cluster.kvserver.password': effect(
+    { cluster: { kvserver: { password: 'cluster-password-sent-at-connect' } } },
+    async (c) => {
+      resp.received = '';
+      await clusterDegraded(configWith(c, { cluster: { kvserver: { port: resp.port } } }));
+      return resp.received.includes('cluster-password-sent-at-connect');
+    },
+    { cluster: { enabled: true } },
+  ),
+  'cluster.kvserver.db': effect(
+    { cluster: { kvserver: { db: 5 } } },
+    async (c) => clusterKeys(c, [REDIS_CLUSTER_A]),
+    { cluster: { enabled: true, kvserver: { ...E2E_REDIS, keyPrefix: REDIS_CLUSTER_A } } },
+    'redis',
+  ),
+  'cluster.kvserver.keyPrefix': effect(
+    { cluster: { kvserver: { keyPrefix: REDIS_CLUSTER_C } } },
+    async (c) => clusterKeys(c, [REDIS_CLUSTER_B, REDIS_CLUSTER_C]),
+    { cluster: { enabled: true, kvserver: { ...E2E_REDIS, keyPrefix: REDIS_CLUSTER_B } } },
+    'redis',
+  ),
+
   'correlation.weights': effect(
     { correlation: { weights: { feed_probe: 0.9 } } },
     async (c) => (await verdict(c)).contributions,
@@ -1499,12 +1568,46 @@ const CHECKS: Record<string, Check> = {
   ),
 };
 
+/** The `quotaLow` events after `lookups` scouts of distinct addresses. */
+async function quotaLowEvents(config: ThreatConfig, lookups: number) {
+  const { client } = h.client(config, { clock: new ManualClock(START) });
+  const events: unknown[] = [];
+  client.on('quotaLow', (event) => events.push(event));
+  for (let i = 1; i <= lookups; i++) await client.scout(`198.51.100.${100 + i}`);
+  return events;
+}
+
+/** The `clusterDegraded` events of a client that starts and stops (its Redis unreachable or silent). */
+async function clusterDegraded(config: ThreatConfig) {
+  const { client } = h.client(config);
+  const events: unknown[] = [];
+  client.on('clusterDegraded', (event) =>
+    events.push({ ...event, reason: event.reason.replace(/:\d{4,5}\b/g, ':PORT') }),
+  );
+  await client.start();
+  await client.stop();
+  return events;
+}
+
+/** Which of `prefixes` hold keys in databases 0 and 5 after a cluster client started and stopped (then removed). */
+async function clusterKeys(config: ThreatConfig, prefixes: string[]): Promise<Record<string, string[]>> {
+  const { client } = h.client(config);
+  await client.start();
+  await client.stop();
+  return removeKeys(prefixes);
+}
+
 /** Which of `prefixes` hold keys in databases 0 and 5 after a scout through the Redis cache (then removed). */
 async function redisKeys(config: ThreatConfig, prefixes: string[]): Promise<Record<string, string[]>> {
-  const { createClient } = await import('redis');
   const { client } = h.client(config);
   await client.scout(IP);
   await client.stop();
+  return removeKeys(prefixes);
+}
+
+/** Which of `prefixes` hold keys in databases 0 and 5 (the keys are then removed). */
+async function removeKeys(prefixes: string[]): Promise<Record<string, string[]>> {
+  const { createClient } = await import('redis');
   const out: Record<string, string[]> = {};
   for (const database of [0, 5]) {
     const admin = createClient({ socket: { ...E2E_REDIS, reconnectStrategy: false }, database });

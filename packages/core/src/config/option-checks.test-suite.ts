@@ -5,7 +5,7 @@ import { createSocket, type Socket as UdpSocket } from 'node:dgram';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type Server as HttpServer, type IncomingHttpHeaders } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { type AddressInfo, createServer as createTcpServer, type Server as TcpServer } from 'node:net';
+import { type AddressInfo, createServer as createTcpServer, type Socket, type Server as TcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SMTPServer } from 'smtp-server';
@@ -271,6 +271,30 @@ export class RespRecorder {
   }
 
   async close(): Promise<void> {
+    await new Promise((resolve) => this.#server.close(resolve));
+  }
+}
+
+/** A loopback TCP server that accepts connections and never answers: a server that hangs. */
+export class SilentServer {
+  readonly #sockets = new Set<Socket>();
+  readonly #server: TcpServer = createTcpServer((socket) => {
+    this.#sockets.add(socket);
+    socket.on('close', () => this.#sockets.delete(socket));
+    socket.on('error', () => undefined);
+  });
+
+  async start(): Promise<this> {
+    await new Promise<void>((resolve) => this.#server.listen(0, '127.0.0.1', resolve));
+    return this;
+  }
+
+  get port(): number {
+    return (this.#server.address() as AddressInfo).port;
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.#sockets) socket.destroy();
     await new Promise((resolve) => this.#server.close(resolve));
   }
 }

@@ -171,6 +171,11 @@ const performanceOptions = z.strictObject({
     .strictObject({
       enabled: z.boolean().default(true),
       ...rateWindowsSchema.shape,
+      /**
+       * `quotaLow` fires when what is left of a feed's minute, hour or day window falls to this share of the window
+       * or below (default 0.1: a tenth left), once until the window has more room again.
+       */
+      quotaLowThreshold: z.number().min(0).max(1).default(0.1),
       /** Windows for one feed, overriding the ones above and the feed's documented quota. */
       perFeed: z.record(z.string(), rateWindowsSchema).default({}),
     })
@@ -182,6 +187,15 @@ const performanceSchema = performanceOptions.transform((performance) => ({
   ...performance,
   lookupTimeout: performance.lookupTimeout ?? defaultLookupTimeout(performance),
 }));
+
+/** Where a Redis server is (or a server speaking its protocol): `caching.kvserver` and `cluster.kvserver`. */
+const kvserverSchema = z.strictObject({
+  host: z.string().min(1).default('127.0.0.1'),
+  port: z.int().min(1).max(65_535).default(6379),
+  password: z.string().optional(),
+  db: z.int().min(0).default(0),
+  keyPrefix: z.string().default('threatlib:'),
+});
 
 const cachingSchema = z
   .strictObject({
@@ -197,15 +211,7 @@ const cachingSchema = z
     /** Items for the memory cache; a size such as `100MB` for the file cache. */
     maxSize: z.union([positiveInt, sizeString]).optional(),
     compression: z.boolean().default(false),
-    kvserver: z
-      .strictObject({
-        host: z.string().min(1).default('127.0.0.1'),
-        port: z.int().min(1).max(65_535).default(6379),
-        password: z.string().optional(),
-        db: z.int().min(0).default(0),
-        keyPrefix: z.string().default('threatlib:'),
-      })
-      .prefault({}),
+    kvserver: kvserverSchema.prefault({}),
     filesystem: z
       .strictObject({
         directory: z.string().min(1).optional(),
@@ -703,6 +709,29 @@ const campaignsSchema = z.strictObject({
     .default(86_400_000),
 });
 
+/**
+ * `cluster`: clients that share one set of feed quotas, one in-flight lookup per indicator, one verdict cache, one
+ * circuit breaker per feed, the campaign tracker and alert deduplication through a Redis server, so that many
+ * processes on many machines behave towards the feeds as one client. Every client with the same
+ * `kvserver.keyPrefix` on the same server shares.
+ */
+const clusterSchema = z.strictObject({
+  /** Share through `kvserver` (default false). */
+  enabled: z.boolean().default(false),
+  /** The Redis server the clients share, in the form of `caching.kvserver`. */
+  kvserver: kvserverSchema.prefault({}),
+  /**
+   * How many processes share the quotas. While Redis cannot be reached each process keeps to its share of every
+   * quota window: the window divided by this number, or by the number of peers last seen in Redis when that is more.
+   */
+  expectedPeers: z.int().min(1).max(10_000).optional(),
+  /**
+   * Longest one Redis command may take before the client treats Redis as unreachable, in ms (default 2000: a busy
+   * client's event loop can stall for a second, and a reply read late is not a Redis outage).
+   */
+  commandTimeout: positiveInt.max(60_000, { error: 'at most 60000 ms' }).default(2000),
+});
+
 /** An integration's own options: its package validates them; core only requires an object. */
 const integrationOptions = z.record(z.string(), z.unknown(), { error: 'expected an object of integration options' });
 
@@ -784,6 +813,7 @@ export const ThreatConfigSchema = z
     correlation: correlationSchema.prefault({}),
     alerting: alertingSchema.prefault({}),
     campaigns: campaignsSchema.prefault({}),
+    cluster: clusterSchema.prefault({}),
   })
   .superRefine((config, ctx) => {
     if (config.sources.length === 0 && config.lists.length === 0) {
@@ -817,6 +847,8 @@ export type ApiKeyConfig = z.input<typeof apiKeySchema>;
 export type SecurityConfig = ResolvedConfig['security'];
 /** The resolved `performance` options. */
 export type PerformanceConfig = ResolvedConfig['performance'];
+/** The resolved `cluster` options. */
+export type ClusterConfig = ResolvedConfig['cluster'];
 /** The resolved `alerting` options. */
 export type AlertingConfig = ResolvedConfig['alerting'];
 /** A correlation strategy name. */

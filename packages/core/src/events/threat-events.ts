@@ -20,6 +20,36 @@ export interface FeedErrorEvent {
   context: Record<string, unknown>;
 }
 
+/** The payload of `clusterDegraded`: the cluster's Redis stopped answering. */
+export interface ClusterDegradedEvent {
+  /** Why, in words (never the password). */
+  reason: string;
+  /** The Redis server, `host:port`. */
+  address: string;
+  /** The peers each feed's quota is divided by while it lasts (this process keeps 1/peers of every window). */
+  peers: number;
+}
+
+/** The payload of `clusterRestored`: the cluster's Redis answers again and sharing resumed. */
+export interface ClusterRestoredEvent {
+  reason: string;
+  address: string;
+  /** How long it was away, in ms. */
+  downMs: number;
+}
+
+/** The payload of `quotaLow`: little is left of one window of a feed's quota. */
+export interface QuotaLowEvent {
+  feed: string;
+  window: 'minute' | 'hour' | 'day';
+  limit: number;
+  remaining: number;
+  /** ISO 8601: when the window has room again, when known. */
+  resetsAt?: string;
+  /** Whether the figures are the cluster's (shared by every client) or this client's own. */
+  shared: boolean;
+}
+
 /**
  * Every event the client emits, with the arguments each handler receives.
  *
@@ -56,6 +86,18 @@ export interface ThreatEvents {
    * indicators sharing a malware family, a tag or a referenced pulse or report), or one grew.
    */
   campaignDetected: [campaign: CampaignDetectedEvent];
+  /**
+   * What is left of a feed's minute, hour or day window fell to `performance.rateLimit.quotaLowThreshold` of it or
+   * below (a tenth by default). Once per window until it has more room again.
+   */
+  quotaLow: [quota: QuotaLowEvent];
+  /**
+   * The cluster's Redis stopped answering (`cluster.enabled`): each feed's quota is now kept locally at this process's
+   * share, and lookups are no longer shared, until `clusterRestored`.
+   */
+  clusterDegraded: [event: ClusterDegradedEvent];
+  /** The cluster's Redis answers again: quotas, lookups, cache and breakers are shared again. */
+  clusterRestored: [event: ClusterRestoredEvent];
 }
 
 /** Name of an event the client emits. */

@@ -79,6 +79,23 @@ describe('createClientMetrics, without any server', () => {
     await threat.stop();
   });
 
+  it("exposes what is left of each window of each feed's quota, read from client.quotas() at scrape time", async () => {
+    const threat = client({
+      sources: ['feed_otx'],
+      performance: { retryAttempts: 0, rateLimit: { perFeed: { feed_otx: { requestsPerMinute: 10 } } } },
+    });
+    const registry = createClientMetrics(threat);
+    expect(await registry.metrics()).toContain(
+      'threatlib_feed_quota_remaining{feed="feed_otx",window="minute",shared="false"} 10',
+    );
+    await threat.scout('198.51.100.72');
+    await threat.scout('198.51.100.73');
+    const text = await registry.metrics();
+    expect(text).toContain('threatlib_feed_quota_remaining{feed="feed_otx",window="minute",shared="false"} 8');
+    expect(text).toContain('threatlib_feed_quota_limit{feed="feed_otx",window="minute",shared="false"} 10');
+    await threat.stop();
+  });
+
   it('several clients share one registry, told apart by their labels', async () => {
     const a = client({ sources: ['feed_otx'] });
     const b = client({ sources: ['feed_otx'] });

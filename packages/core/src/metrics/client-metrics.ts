@@ -9,6 +9,10 @@ import { setOwn } from '../records/prototype-keys.js';
  */
 export type MetricsClient = Pick<ThreatClient, 'feedStatus' | 'monitoringAlertStats'> & {
   logger?: unknown;
+  /** `client.quotas()`: what is left of each feed's quota (a client from a core without it has none). */
+  quotas?(): Promise<
+    Array<{ feed: string; shared: boolean; windows: Array<{ window: string; limit: number; remaining: number }> }>
+  >;
   /** `client.alerts`: its delivery counts (a client from a core without alert delivery has none). */
   alerts?: { deliveryCounts?(): Record<string, { delivered: number; failed: number }> };
   config?: { enterprise?: { monitoring?: { metrics?: boolean } } };
@@ -207,6 +211,54 @@ export function createClientMetrics(
   );
   perFeedGauge('threatlib_feed_queued', 'Requests waiting for quota or a concurrency slot', (s) => s.queued);
   perFeedGauge('threatlib_feed_in_flight', 'Requests running now', (s) => s.inFlight);
+
+  // One read of the quotas per scrape, for the three gauges below (shared figures are a Redis round trip).
+  let quotaRead:
+    | Promise<
+        Array<{ labels: Record<string, string>; reports: Awaited<ReturnType<NonNullable<MetricsClient['quotas']>>> }>
+      >
+    | undefined;
+  const quotas = () => {
+    quotaRead ??= Promise.all(
+      list().map(async ({ client, labels }) => ({ labels: { ...labels }, reports: (await client.quotas?.()) ?? [] })),
+    ).finally(() => {
+      setImmediate(() => {
+        quotaRead = undefined;
+      });
+    });
+    return quotaRead;
+  };
+  const quotaGauge = (
+    name: string,
+    help: string,
+    value: (window: { limit: number; remaining: number }) => number,
+  ): void => {
+    new Gauge({
+      name,
+      help,
+      labelNames: [...labelNames, 'feed', 'window', 'shared'],
+      registers,
+      async collect() {
+        this.reset();
+        for (const { labels, reports } of await quotas()) {
+          for (const report of reports) {
+            for (const window of report.windows) {
+              this.set(
+                { ...labels, feed: report.feed, window: window.window, shared: String(report.shared) },
+                value(window),
+              );
+            }
+          }
+        }
+      },
+    });
+  };
+  quotaGauge(
+    'threatlib_feed_quota_remaining',
+    'What is left of each window of a feed\'s quota (shared="true": the cluster\'s figure, the same on every client)',
+    (w) => w.remaining,
+  );
+  quotaGauge('threatlib_feed_quota_limit', "Each window's limit of a feed's quota, as kept", (w) => w.limit);
 
   new Counter({
     name: 'threatlib_monitoring_alerts_total',

@@ -25,11 +25,23 @@ export interface BreakerStatus {
 }
 
 /**
+ * What the feed pipeline asks of a feed's breaker: a {@link CircuitBreaker}, or a cluster's shared one (whose
+ * `tryAcquire` asks Redis).
+ */
+export interface FeedBreaker {
+  tryAcquire(): boolean | Promise<boolean>;
+  success(): void;
+  failure(): void;
+  release(): void;
+  status(): BreakerStatus;
+}
+
+/**
  * One feed's circuit breaker. It opens after `failureThreshold` failures within `monitoringWindow`, refuses every
  * request while open, lets a single trial through after `resetTimeout` (half open), and closes again when that
  * trial succeeds or reopens when it fails.
  */
-export class CircuitBreaker {
+export class CircuitBreaker implements FeedBreaker {
   readonly #options: BreakerOptions;
   readonly #clock: Clock;
   readonly #onChange: (state: BreakerState) => void;

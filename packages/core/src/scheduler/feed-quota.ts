@@ -15,15 +15,32 @@ export interface WindowStatus {
 }
 
 /*
- * Safety margins. We count a request when we send it; the feed counts it when it arrives, and arrivals bunch up
- * (connection set-up, event-loop turns, the network). Sent exactly at the quota's edge, a request can arrive a
- * moment early and count as a violation. So the per-second bucket runs 2% under the configured rate and keeps 10%
- * of its burst in reserve, and a minute/hour/day window waits 1% of its span (at most a second) past the edge.
+ * Safety margins. We count a request when we let it go; the feed counts it when it arrives, and between the two lie
+ * the event loop, connection set-up, the network and the feed's own event loop. Requests let go at a steady pace can
+ * arrive bunched: a request held up by J ms arrives together with the J × rate requests let go after it. Measured at
+ * the feed emulator's arrival log (`pnpm bench:scan` on a loaded two-core machine), that holding-up reaches 70 ms in
+ * a steady run, and more while connections open. So the per-second bucket runs 2% under the configured rate and keeps
+ * in reserve 10% of its burst or 150 ms of its rate, whichever is more (one request at least is left), and a minute/hour/day window waits 1% of its
+ * span (at most a second) past its edge. (A process just started holds its first requests up longest, while its
+ * connections open: a cluster's client ramps up, see `SharedQuota`.)
  */
-const RATE_MARGIN = 0.98;
+export const RATE_MARGIN = 0.98;
 const BURST_RESERVE = 0.1;
+/** How long a request may be held up between being let go and arriving, which the burst reserve absorbs, in ms. */
+const ARRIVAL_JITTER_MS = 150;
 const WINDOW_MARGIN = 0.01;
 const MAX_WINDOW_MARGIN_MS = 1000;
+
+/** The burst a client lets go at once for a feed whose quota allows `burst` at `rate` per second. */
+export function usableBurst(rate: number, burst: number): number {
+  const reserve = Math.max(Math.floor(burst * BURST_RESERVE), Math.ceil((rate * ARRIVAL_JITTER_MS) / 1000));
+  return Math.max(1, burst - reserve);
+}
+
+/** How long past a minute, hour or day window's edge a request waits (1% of the window, at most a second). */
+export function windowMarginMs(windowMs: number): number {
+  return Math.min(MAX_WINDOW_MARGIN_MS, Math.round(windowMs * WINDOW_MARGIN));
+}
 
 const WINDOWS: ReadonlyArray<[Exclude<WindowName, 'second' | 'pause'>, keyof QuotaWindows, number]> = [
   ['minute', 'requestsPerMinute', 60_000],
@@ -43,18 +60,26 @@ export class FeedQuota {
   #pausedUntil = 0;
   readonly describe: string;
 
-  constructor(windows: QuotaWindows, now: number) {
+  /**
+   * @param options.drained start with an empty bucket instead of a full one: the feed has just been sent to at the
+   *   full rate by others (a cluster's local share taking over), so no burst is left for this client at once.
+   */
+  constructor(windows: QuotaWindows, now: number, options: { drained?: boolean } = {}) {
     const burst = windows.burstSize ?? Math.max(1, Math.ceil(windows.requestsPerSecond ?? 1));
     if (windows.requestsPerSecond !== undefined) {
-      const capacity = Math.max(1, burst - Math.floor(burst * BURST_RESERVE));
-      this.#bucket = new TokenBucket(windows.requestsPerSecond * RATE_MARGIN, capacity, now);
+      const capacity = usableBurst(windows.requestsPerSecond, burst);
+      this.#bucket = new TokenBucket(
+        windows.requestsPerSecond * RATE_MARGIN,
+        capacity,
+        now,
+        options.drained ? 0 : capacity,
+      );
       this.#rate = { perSecond: windows.requestsPerSecond, burst };
     }
     for (const [name, key, ms] of WINDOWS) {
       const limit = windows[key];
       if (limit !== undefined) {
-        const margin = Math.min(MAX_WINDOW_MARGIN_MS, Math.round(ms * WINDOW_MARGIN));
-        this.#windows.push({ name, window: new SlidingWindow(limit, ms, margin) });
+        this.#windows.push({ name, window: new SlidingWindow(limit, ms, windowMarginMs(ms)) });
       }
     }
     const parts = [

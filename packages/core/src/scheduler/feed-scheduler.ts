@@ -2,9 +2,11 @@ import { RateLimitError } from '../errors/rate-limit-error.js';
 import type { Clock } from './clock.js';
 import type { QuotaWindows } from './default-quotas.js';
 import { FeedQuota, type WindowName, type WindowStatus } from './feed-quota.js';
+import type { QuotaGate, QuotaGrant } from './quota-gate.js';
 
 interface Job {
-  run: () => void;
+  /** Starts the task; `slotHeld` when the slot was taken already (while asking a gate). */
+  run: (slotHeld?: boolean) => void;
   fail: (error: unknown) => void;
   deadline: number | undefined;
   deadlineName: string;
@@ -15,9 +17,19 @@ interface Job {
 interface FeedLane {
   feed: string;
   quota: FeedQuota;
+  /** Where the quota is kept when not here (a cluster): asked before each request instead of `quota`. */
+  gate: QuotaGate | undefined;
   queue: Job[];
   running: number;
+  /** Requests whose gate has not answered yet (each holds a slot). */
+  asking: number;
+  /** The gate refused until then (epoch ms): no request of the lane asks again before. */
+  blockedUntil: number;
+  blockedBy: { window: WindowName; limit: string } | undefined;
 }
+
+/** Requests of one feed that may be asking its gate at once (each a round trip to where the quota is kept). */
+const MAX_ASKING = 8;
 
 /** Options of {@link FeedScheduler.schedule}. */
 export interface ScheduleOptions {
@@ -42,16 +54,28 @@ export class FeedScheduler {
   readonly #clock: Clock;
   readonly #lanes = new Map<string, FeedLane>();
   readonly #quotaFor: (feed: string) => QuotaWindows;
+  readonly #gateFor: ((feed: string) => QuotaGate | undefined) | undefined;
+  readonly #onSent: ((feed: string) => void) | undefined;
   #concurrency: number;
   #running = 0;
   #timer: unknown;
   #timerAt = Number.POSITIVE_INFINITY;
   #cursor = 0;
 
-  constructor(options: { concurrency: number; clock: Clock; quotaFor: (feed: string) => QuotaWindows }) {
+  constructor(options: {
+    concurrency: number;
+    clock: Clock;
+    quotaFor: (feed: string) => QuotaWindows;
+    /** A feed's quota kept elsewhere (a cluster's), used instead of the local one. */
+    gateFor?: (feed: string) => QuotaGate | undefined;
+    /** Told each time a request of `feed` is let go (after its quota was taken). */
+    onSent?: (feed: string) => void;
+  }) {
     this.#concurrency = options.concurrency;
     this.#clock = options.clock;
     this.#quotaFor = options.quotaFor;
+    this.#gateFor = options.gateFor;
+    this.#onSent = options.onSent;
   }
 
   /** How many requests may run at once. */
@@ -82,10 +106,11 @@ export class FeedScheduler {
           if (job.onAbort) job.signal?.removeEventListener('abort', job.onAbort);
           reject(error);
         },
-        run: () => {
+        run: (slotHeld = false) => {
           if (job.onAbort) job.signal?.removeEventListener('abort', job.onAbort);
-          this.#running += 1;
+          if (!slotHeld) this.#running += 1;
           lane.running += 1;
+          this.#onSent?.(lane.feed);
           task()
             .then(resolve, reject)
             .finally(() => {
@@ -110,13 +135,20 @@ export class FeedScheduler {
 
   /** Holds every request of `feed` until `until` (epoch ms), as the feed asked with Retry-After or a reset time. */
   pause(feed: string, until: number): void {
-    this.#lane(feed).quota.pauseUntil(until);
+    const lane = this.#lane(feed);
+    if (lane.gate) lane.gate.pause(until);
+    else lane.quota.pauseUntil(until);
     this.#pump();
   }
 
   /** When `feed` may send its next request (its quota and pause), and the window holding it back if any. */
   nextAvailable(feed: string): { at: number; window?: WindowName; limit?: string } {
-    return this.#lane(feed).quota.nextAvailable(this.#clock.now());
+    return this.#next(this.#lane(feed), this.#clock.now());
+  }
+
+  /** The gate of `feed`'s quota, when it is kept elsewhere. */
+  gate(feed: string): QuotaGate | undefined {
+    return this.#lane(feed).gate;
   }
 
   /** One feed's queue, quota and pause. */
@@ -129,12 +161,13 @@ export class FeedScheduler {
   } {
     const lane = this.#lane(feed);
     const now = this.#clock.now();
-    const paused = lane.quota.pausedUntil(now);
+    const keeper = lane.gate ?? lane.quota;
+    const paused = keeper.pausedUntil(now);
     return {
-      queued: lane.queue.length,
+      queued: lane.queue.length + lane.asking,
       inFlight: lane.running,
-      quota: lane.quota.status(now),
-      limits: lane.quota.describe,
+      quota: keeper.status(now),
+      limits: keeper.describe,
       ...(paused === undefined ? {} : { pausedUntil: new Date(paused).toISOString() }),
     };
   }
@@ -149,7 +182,16 @@ export class FeedScheduler {
   #lane(feed: string): FeedLane {
     let lane = this.#lanes.get(feed);
     if (!lane) {
-      lane = { feed, quota: new FeedQuota(this.#quotaFor(feed), this.#clock.now()), queue: [], running: 0 };
+      lane = {
+        feed,
+        quota: new FeedQuota(this.#quotaFor(feed), this.#clock.now()),
+        gate: this.#gateFor?.(feed),
+        queue: [],
+        running: 0,
+        asking: 0,
+        blockedUntil: 0,
+        blockedBy: undefined,
+      };
       this.#lanes.set(feed, lane);
     }
     return lane;
@@ -163,7 +205,7 @@ export class FeedScheduler {
     // Requests whose deadline their feed's quota cannot meet fail now, not when the deadline passes.
     for (const lane of lanes) {
       if (lane.queue.length === 0) continue;
-      const next = lane.quota.nextAvailable(now);
+      const next = this.#next(lane, now);
       for (let i = 0; i < lane.queue.length; i++) {
         const job = lane.queue[i] as Job;
         if (job.deadline === undefined) continue;
@@ -202,14 +244,22 @@ export class FeedScheduler {
       for (let k = 0; k < lanes.length && this.#running < this.#concurrency; k++) {
         const lane = lanes[(this.#cursor + k) % lanes.length] as FeedLane;
         if (lane.queue.length === 0) continue;
-        const next = lane.quota.nextAvailable(now);
+        const next = this.#next(lane, now);
         if (next.at > now) {
           wakeAt = Math.min(wakeAt, next.at);
           continue;
         }
-        lane.quota.take(now);
         const job = lane.queue.shift() as Job;
-        job.run();
+        if (lane.gate) {
+          if (lane.asking >= MAX_ASKING) {
+            lane.queue.unshift(job);
+            continue;
+          }
+          this.#ask(lane, lane.gate, job, now);
+        } else {
+          lane.quota.take(now);
+          job.run();
+        }
         progressed = true;
         this.#cursor = (this.#cursor + k + 1) % lanes.length;
         break;
@@ -219,11 +269,65 @@ export class FeedScheduler {
     // Wake up when the earliest blocked feed has room (or at the earliest deadline, to fail it on time).
     for (const lane of lanes) {
       if (lane.queue.length === 0) continue;
-      const next = lane.quota.nextAvailable(now);
+      const next = this.#next(lane, now);
       if (next.at > now) wakeAt = Math.min(wakeAt, next.at);
       for (const job of lane.queue) if (job.deadline !== undefined) wakeAt = Math.min(wakeAt, job.deadline + 1);
     }
     this.#arm(wakeAt, now);
+  }
+
+  /** When `lane` may send next: its local quota, or what its gate last said (a refusal, a pause). */
+  #next(lane: FeedLane, now: number): { at: number; window?: WindowName; limit?: string } {
+    if (!lane.gate) return lane.quota.nextAvailable(now);
+    const paused = lane.gate.pausedUntil(now);
+    if (paused !== undefined && paused >= lane.blockedUntil) {
+      return { at: paused, window: 'pause', limit: 'the feed asked us to wait' };
+    }
+    if (lane.blockedUntil > now && lane.blockedBy) return { at: lane.blockedUntil, ...lane.blockedBy };
+    return { at: now };
+  }
+
+  /**
+   * Asks the lane's gate for room for `job`, holding a slot meanwhile (room granted is used at once). Granted, the job
+   * runs (at the start of its reserved slot, if later); refused, it goes back to the head of its queue and the lane
+   * waits until the gate said; a job cancelled meanwhile gives its room back.
+   */
+  #ask(lane: FeedLane, gate: QuotaGate, job: Job, now: number): void {
+    this.#running += 1;
+    lane.asking += 1;
+    const done = (grant: QuotaGrant) => {
+      lane.asking -= 1;
+      if (job.signal?.aborted) {
+        // Its abort listener rejected it already (it was in no queue to remove).
+        if (grant.granted) grant.cancel();
+        this.#running -= 1;
+        this.#pump();
+        return;
+      }
+      if (grant.granted) {
+        const wait = grant.notBefore - this.#clock.now();
+        if (wait <= 0) job.run(true);
+        else this.#clock.setTimeout(() => (job.signal?.aborted ? this.#giveBack(grant) : job.run(true)), wait);
+        return;
+      }
+      this.#running -= 1;
+      if (grant.at > lane.blockedUntil) {
+        lane.blockedUntil = grant.at;
+        lane.blockedBy = { window: grant.window, limit: grant.limit };
+      }
+      lane.queue.unshift(job);
+      this.#pump();
+    };
+    gate.acquire(now).then(done, () =>
+      // A gate never rejects; if one did, the request waits a moment and asks again.
+      done({ granted: false, at: this.#clock.now() + 100, window: 'second', limit: 'the quota could not be read' }),
+    );
+  }
+
+  #giveBack(grant: Extract<QuotaGrant, { granted: true }>): void {
+    grant.cancel();
+    this.#running -= 1;
+    this.#pump();
   }
 
   #arm(at: number, now: number): void {

@@ -15,7 +15,7 @@ import { DEFAULT_FEED_QUOTAS, type QuotaWindows } from './default-quotas.js';
 export function quotaFor(config: ResolvedConfig, feed: string): QuotaWindows {
   const { rateLimit } = config.performance;
   if (!rateLimit.enabled) return {};
-  const { enabled: _enabled, perFeed, ...common } = rateLimit;
+  const { enabled: _enabled, perFeed, quotaLowThreshold: _low, ...common } = rateLimit;
   const defined = (windows: QuotaWindows) =>
     Object.fromEntries(Object.entries(windows).filter(([, v]) => v !== undefined)) as QuotaWindows;
   let windows: QuotaWindows = perFeed[feed]

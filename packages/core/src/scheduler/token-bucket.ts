@@ -8,10 +8,10 @@ export class TokenBucket {
   #tokens: number;
   #updated: number;
 
-  constructor(ratePerSecond: number, capacity: number, now: number) {
+  constructor(ratePerSecond: number, capacity: number, now: number, tokens = capacity) {
     this.capacity = capacity;
     this.ratePerMs = ratePerSecond / 1000;
-    this.#tokens = capacity;
+    this.#tokens = Math.min(capacity, tokens);
     this.#updated = now;
   }
 
@@ -39,6 +39,11 @@ export class TokenBucket {
   take(now: number): void {
     this.#refill(now);
     this.#tokens -= 1;
+  }
+
+  /** Gives back a token taken for a request that did not go after all. */
+  giveBack(): void {
+    this.#tokens = Math.min(this.capacity, this.#tokens + 1);
   }
 
   /** When the bucket is full again. */

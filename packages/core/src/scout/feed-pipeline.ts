@@ -11,7 +11,7 @@ import type { FeedResult, FeedStatus } from '../feeds/feed-result.js';
 import type { HttpClient } from '../http/http-client.js';
 import type { Indicator } from '../indicators/index.js';
 import type { Logger } from '../logging/logger.js';
-import { type BreakerStatus, CircuitBreaker } from '../scheduler/circuit-breaker.js';
+import { type BreakerStatus, CircuitBreaker, type FeedBreaker } from '../scheduler/circuit-breaker.js';
 import type { Clock } from '../scheduler/clock.js';
 import type { WindowStatus } from '../scheduler/feed-quota.js';
 import type { FeedScheduler } from '../scheduler/feed-scheduler.js';
@@ -66,7 +66,7 @@ interface FeedStats {
   /** The failure being counted against the breaker, so that an alert about its opening can say what failed. */
   failing?: FeedResult;
   latency: LatencyTracker;
-  breaker: CircuitBreaker;
+  breaker: FeedBreaker;
 }
 
 /**
@@ -119,6 +119,14 @@ interface Flight {
   phase: 'queued' | 'running' | 'backoff';
 }
 
+/**
+ * Shares lookups with other processes (a cluster's {@link SharedFlights}): `run` does `work` unless another process
+ * is asking the same (`key`), and then resolves with that one's answer.
+ */
+interface FlightSharing {
+  run<T>(key: string, work: () => Promise<T>, options: { signal: AbortSignal; onShared?: () => void }): Promise<T>;
+}
+
 /** What the pipeline needs from the client. */
 export interface FeedPipelineDeps {
   config: ResolvedConfig;
@@ -130,6 +138,10 @@ export interface FeedPipelineDeps {
   clock: Clock;
   random?: () => number;
   monitor?: FeedMonitor;
+  /** Lookups shared with other processes (a cluster); absent, each process asks for itself. */
+  flights?: FlightSharing | undefined;
+  /** A feed's breaker shared with other processes (a cluster), falling back to `local`. */
+  breakerFor?: ((feed: string, local: CircuitBreaker, onOpened: () => void) => FeedBreaker) | undefined;
 }
 
 // Failures that say something about the feed's health; a 429 or a cancelled request does not.
@@ -231,7 +243,16 @@ export class FeedPipeline {
     else {
       const controller = new AbortController();
       const started: Flight = { controller, callers: 0, phase: 'queued', promise: Promise.resolve() as never };
-      started.promise = this.#fetch(feed, indicator, { ...request, signal: controller.signal }, key, started);
+      const fetch = () => this.#fetch(feed, indicator, { ...request, signal: controller.signal }, key, started);
+      const { flights } = this.#deps;
+      started.promise = flights
+        ? flights.run(key, fetch, {
+            signal: controller.signal,
+            onShared: () => {
+              stats.deduplicated += 1;
+            },
+          })
+        : fetch();
       // Settled or abandoned, it leaves the map; its rejection (an abort nobody waits for) is nobody's to handle.
       started.promise
         .finally(() => {
@@ -375,7 +396,7 @@ export class FeedPipeline {
           await sleep(clock, waitMs, request.signal);
         }
       }
-      if (!stats.breaker.tryAcquire()) {
+      if (!(await stats.breaker.tryAcquire())) {
         const status = stats.breaker.status();
         result = {
           ...base,
@@ -551,18 +572,22 @@ export class FeedPipeline {
   #statsOf(feed: string): FeedStats {
     let stats = this.#stats.get(feed);
     if (!stats) {
-      const breaker = new CircuitBreaker(this.#deps.config.performance.circuitBreaker, this.#deps.clock, (state) => {
-        this.#deps.logger.warn({ feed, breaker: state }, `${feed} circuit breaker is now ${state.replace('_', '-')}`);
-        if (state !== 'open') return;
+      const opened = () => {
         const failing = this.#stats.get(feed)?.failing;
         this.#tellMonitor((monitor) =>
           monitor.breakerOpened(feed, {
-            breaker: breaker.status(),
+            breaker: (this.#stats.get(feed)?.breaker ?? local).status(),
             ...(failing
               ? { failure: { status: failing.status, message: failing.error?.message ?? failing.status } }
               : {}),
           }),
         );
+      };
+      const { breakerFor } = this.#deps;
+      const local = new CircuitBreaker(this.#deps.config.performance.circuitBreaker, this.#deps.clock, (state) => {
+        this.#deps.logger.warn({ feed, breaker: state }, `${feed} circuit breaker is now ${state.replace('_', '-')}`);
+        // A shared breaker tells when the cluster's opens; this one then only mirrors this client's own view.
+        if (state === 'open' && !breakerFor) opened();
       });
       stats = {
         sent: 0,
@@ -571,7 +596,12 @@ export class FeedPipeline {
         deduplicated: 0,
         byStatus: {},
         latency: new LatencyTracker(),
-        breaker,
+        breaker: breakerFor
+          ? breakerFor(feed, local, () => {
+              this.#deps.logger.warn({ feed, breaker: 'open' }, `${feed} circuit breaker is now open for the cluster`);
+              opened();
+            })
+          : local,
       };
       this.#stats.set(feed, stats);
     }

@@ -107,3 +107,33 @@ describe('threatlib hash-password', () => {
     expect(await verifyPassword('hunter2', out.trim())).toBe(true);
   });
 });
+
+describe('threatlib worker', () => {
+  function configFile(profile: object): string {
+    const file = join(mkdtempSync(join(tmpdir(), 'threatlib-worker-config-')), 'threatlib.config.js');
+    writeFileSync(file, `export default { test: ${JSON.stringify(profile)} };\n`);
+    return file;
+  }
+  const base = { sources: ['feed_urls'], warninglists: { builtin: false }, logging: { enabled: false } };
+
+  it('exits 3 saying what to configure when there is no integrations.messageQueue', async () => {
+    const { code, err } = await run(['worker', '--config', configFile(base), '--profile', 'test']);
+    expect(code).toBe(EXIT.config);
+    expect(err).toContain('threatlib worker needs integrations.messageQueue');
+  });
+
+  it('exits 5 with the reason when its queue integration cannot start, warning that cluster is off', async () => {
+    const file = configFile({
+      ...base,
+      integrations: { messageQueue: { type: 'rabbitmq', connection: 'amqp://127.0.0.1:1' } },
+    });
+    const { code, err } = await run(['worker', '--config', file, '--profile', 'test']);
+    expect(code).toBe(EXIT.unavailable);
+    expect(err).toContain('cluster is off');
+    expect(err).toMatch(/threatlib worker could not start: .*messageQueue/);
+  });
+
+  it('refuses indicators on its command line', async () => {
+    expect((await run(['worker', '198.51.100.1'])).code).toBe(EXIT.usage);
+  });
+});

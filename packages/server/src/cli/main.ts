@@ -9,6 +9,7 @@ import { APIServer } from '../api-server.js';
 import { hashPassword } from '../auth/password-hash.js';
 import { embeddedConfig } from './embedded-config.js';
 import { readIndicatorLines, shownLine, unreadableListFile } from './indicator-lines.js';
+import { runWorker } from './worker.js';
 
 /** Exit codes of `threatlib`. */
 export const EXIT = {
@@ -22,6 +23,8 @@ export const EXIT = {
   config: 3,
   /** Done, but some inputs were invalid or some feeds failed: the answer is incomplete. */
   incomplete: 4,
+  /** `worker`: a server it needs (the queue broker) could not be reached. */
+  unavailable: 5,
 } as const;
 
 const USAGE = `Usage: threatlib <command> [options]
@@ -36,13 +39,16 @@ Commands:
         Scan indicators (a progress bar on stderr when reading a file).
   correlate <indicator> [--format table|json] [--config FILE] [--profile NAME]
         The full correlation of one indicator.
+  worker [--config FILE] [--profile NAME]
+        Consume scan requests from integrations.messageQueue (RabbitMQ or Kafka) until SIGINT/SIGTERM.
+        Run several: with cluster.enabled they share every feed's quota, lookups and cache through Redis.
   config check|show [--config FILE] [--profile NAME]
         Validate the configuration and list usable feeds.
   hash-password
         Read a password on stdin and print its hash for security.authentication.users.
 
 Exit codes: 0 ok (no threat), 1 threat found, 2 usage error, 3 invalid configuration,
-            4 incomplete (invalid inputs or failed feeds).`;
+            4 incomplete (invalid inputs or failed feeds), 5 the worker's broker unreachable.`;
 
 /** What the CLI reads and writes; the real process in `bin/threatlib.js`, buffers in tests. */
 export interface CliIo {
@@ -71,6 +77,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         return await scan(rest, io, false);
       case 'correlate':
         return await scan(rest, io, true);
+      case 'worker':
+        return await worker(rest, io);
       case 'config': {
         const code = await runConfigCommand(rest, io);
         return code === 1 ? EXIT.config : code;
@@ -241,6 +249,13 @@ function strategyNote(strategy: string, embedded: boolean): string {
       ? ': one source is enough, so the one offline list can conclude a threat'
       : '';
   return ` (the library's default is defensive)${why}`;
+}
+
+async function worker(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = options(argv);
+  if (positionals.length > 0) throw new UsageError(`worker takes no indicators, got ${positionals.length}`);
+  const outcome = await runWorker(await makeClient(values, io), io);
+  return outcome === 'stopped' ? EXIT.ok : outcome === 'not-configured' ? EXIT.config : EXIT.unavailable;
 }
 
 async function scan(argv: string[], io: CliIo, single: boolean): Promise<number> {

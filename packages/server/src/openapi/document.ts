@@ -19,6 +19,7 @@ function components(): Record<string, JsonSchema> {
     S.Problem,
     S.BatchResponse,
     S.FeedStatusResponse,
+    S.QuotasResponse,
     S.Alert,
     S.AlertPage,
     S.HealthResponse,
@@ -124,6 +125,14 @@ export function openApiDocument(options: OpenApiOptions): Record<string, unknown
         operationId: opId(prefix, 'feedStatus'),
         summary: 'Breaker state, quota left, last error and latency of each feed',
         responses: { '200': { description: 'Per feed', content: json('FeedStatusResponse') }, ...COMMON_ERRORS },
+      },
+    };
+    paths[p('/quotas')] = {
+      get: {
+        operationId: opId(prefix, 'quotas'),
+        summary:
+          "What is left of each feed's quota per window: the cluster's figures when the client shares them (cluster.enabled), else its own",
+        responses: { '200': { description: 'Per feed', content: json('QuotasResponse') }, ...COMMON_ERRORS },
       },
     };
     paths[p('/alerts')] = {
