@@ -18,11 +18,11 @@ const config: KnipConfig = {
       project: ['src/**/*.ts'],
     },
     'packages/core': {
-      // The subpaths of the exports map (./metrics, ./misp, ./integration, ./testing), the README's examples, the
+      // The subpaths of the exports map (./browser, ./metrics, ./misp, ./integration, ./testing), the README's examples, the
       // tests of the browser project, and the modules a test hands to a bundler by file name.
       entry: [
         ...packageEntries,
-        'src/{metrics,misp-feed,integration,testing}/index.ts',
+        'src/{browser,metrics,misp-feed,integration,testing}/index.ts',
         'examples/**/*.{ts,js}',
         'src/**/*.browser.test.ts',
         'src/**/__fixtures__/**/*.ts',

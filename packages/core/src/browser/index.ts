@@ -1,0 +1,4 @@
+// @threatlib/core/browser: what a page uses besides the client (issue 24): the secure-context check and the browser
+// storage (IndexedDB, localStorage or memory, encrypted at rest with WebCrypto) for the cache and the alert store.
+export { InsecureContextError } from '../errors/insecure-context-error.js';
+export { checkSecureContext, type SecureContextScope } from './secure-context.js';
