@@ -8,5 +8,8 @@ export default defineProject({
   resolve: {
     alias: [{ find: /^@threatlib\/core$/, replacement: fileURLToPath(new URL('./src/index.ts', import.meta.url)) }],
   },
+  // Modules the browser code imports on first use (import()): bundled up front, so that Vite does not find them in
+  // the middle of a run and reload the page under a test.
+  optimizeDeps: { include: ['idb'] },
   test: browserTestOptions('core-browser', ['src/**/*.browser.test.ts'], fileURLToPath(new URL('.', import.meta.url))),
 });
