@@ -250,3 +250,29 @@ describe('the feed proxy is not an open proxy', () => {
     }
   });
 });
+
+describe('the feed proxy with keys in a vault', () => {
+  it('adds the key the vault holds, and answers the vault-locked problem while it is locked', async () => {
+    const { client, vault } = await ThreatClient.createVault(
+      'a test password',
+      { feed_otx: { key: 'otx-key-in-the-vault-0123456789', endpoint: `${feed.base}/otx/api/v1` } },
+      {
+        keyDerivation: 'pbkdf2',
+        iterations: 1000,
+        autoLock: false,
+        config: { sources: ['feed_otx'], security: { enforceHttps: false } } as Partial<ThreatConfig>,
+        clientOptions: { env: false, logger: silentLogger },
+      },
+    );
+    const started = await startServer({}, client);
+    servers.push(started.server);
+    const target = proxied(`${feed.base}/otx/api/v1/indicators/IPv4/198.51.100.7/general`);
+    expect((await raw(started.port, target)).status).toBe(200);
+    expect(feed.seen[0]?.headers['x-otx-api-key']).toBe('otx-key-in-the-vault-0123456789');
+    vault.lock();
+    const locked = await raw(started.port, target);
+    expect(locked.status).toBe(503);
+    expect(locked.body).toMatch(/vault-locked/);
+    expect(feed.seen).toHaveLength(1);
+  });
+});

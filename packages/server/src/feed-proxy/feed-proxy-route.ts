@@ -41,12 +41,10 @@ interface ProxyTarget {
   /** The endpoint's path with one trailing slash. */
   path: string;
   keyHeader: string;
-  key: string | undefined;
 }
 
 /** The feeds a page may reach through the proxy: the client's sources that are built-in feeds, at their endpoints. */
 function proxyTargets(client: ThreatClient): ProxyTarget[] {
-  // client.config shows keys redacted: the proxy is the one place that needs them, to add them server-side.
   const { apiKeys } = configWithSecrets(client);
   const targets: ProxyTarget[] = [];
   for (const feed of client.sources) {
@@ -60,10 +58,20 @@ function proxyTargets(client: ThreatClient): ProxyTarget[] {
       origin: endpoint.origin,
       path: endpoint.pathname.endsWith('/') ? endpoint.pathname : `${endpoint.pathname}/`,
       keyHeader: BUILTIN_FEEDS[feed].keyHeader,
-      key: typeof entry === 'string' ? entry : entry?.key,
     });
   }
   return targets;
+}
+
+/**
+ * The key of `feed` as the client's own lookups get it: from the vault when it holds one (a locked vault throws
+ * VaultLockedError, answered as the API's vault-locked problem), else from `apiKeys` (client.config shows keys
+ * redacted: the proxy is the one place that needs them, to add them server-side).
+ */
+function keyOf(client: ThreatClient, feed: string): string | undefined {
+  if (client.vault?.has(feed)) return client.vault.get(feed);
+  const entry = configWithSecrets(client).apiKeys[feed];
+  return typeof entry === 'string' ? entry : entry?.key;
 }
 
 function refused(detail: string, status = 403): ProblemError {
@@ -176,8 +184,9 @@ export function registerFeedProxy(app: FastifyInstance, client: ThreatClient, op
       // The target is read from the URL as sent: the router's decoded parameter would turn %2F into a slash.
       if (!request.url.startsWith(marker)) throw refused('append the full feed URL after /proxy/', 400);
       const { target, url } = checkTarget(request.url.slice(marker.length), proxyTargets(client));
+      const key = keyOf(client, target.feed);
       const headers: Record<string, string> = { accept: 'application/json' };
-      if (target.key) headers[target.keyHeader] = target.key;
+      if (key) headers[target.keyHeader] = key;
       let body: string | undefined;
       if (request.method === 'POST') {
         body = formBody(request.body);
@@ -209,9 +218,9 @@ export function registerFeedProxy(app: FastifyInstance, client: ThreatClient, op
       if (response.status >= 500) throw feedFailed(`${target.feed} answered ${response.status}`);
       for (const [name, value] of response.headers) if (PASSED_HEADERS.test(name)) reply.header(name, value);
       let payload: Uint8Array | string = bytes;
-      if (target.key) {
+      if (key) {
         const text = new TextDecoder().decode(bytes);
-        if (text.includes(target.key)) payload = text.split(target.key).join('[redacted]');
+        if (text.includes(key)) payload = text.split(key).join('[redacted]');
       }
       return reply
         .code(response.status)
