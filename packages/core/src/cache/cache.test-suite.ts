@@ -213,9 +213,8 @@ export function cacheComplianceSuite(name: string, factory: CacheFactory): void 
       await cache.get('k');
       await cache.close();
       // A finished file system request stays listed until the event loop turns once.
-      await new Promise((resolve) =>
-        typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve),
-      );
+      const { setImmediate } = globalThis as { setImmediate?: (callback: () => void) => unknown };
+      await new Promise<void>((resolve) => (setImmediate ? setImmediate(resolve) : setTimeout(resolve, 0)));
       const after = resourceCounts();
       const leaked = [...after].filter(([kind, count]) => count > (before.get(kind) ?? 0));
       expect(leaked, 'resources alive after close() that were not before the cache').toEqual([]);
