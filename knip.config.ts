@@ -18,10 +18,12 @@ const config: KnipConfig = {
       project: ['src/**/*.ts'],
     },
     'packages/core': {
-      // The subpaths of the exports map (./browser, ./metrics, ./misp, ./integration, ./testing), the README's examples, the
-      // tests of the browser project, and the modules a test hands to a bundler by file name.
+      // The subpaths of the exports map (./browser, ./metrics, ./misp, ./integration, ./testing), the README's
+      // examples, the tests of the browser project, the modules a test hands to a bundler by file name, and the
+      // vault's Argon2id worker (started by URL: `new Worker(new URL('./argon2-worker.js', import.meta.url))`).
       entry: [
         ...packageEntries,
+        'src/vault/argon2-worker.ts',
         'src/{browser,metrics,misp-feed,integration,testing}/index.ts',
         'examples/**/*.{ts,js}',
         'src/**/*.browser.test.ts',
