@@ -142,6 +142,19 @@ describe('browser storage with an encryptionKey', () => {
   });
 });
 
+describe('browser alert store', () => {
+  it('weighs alert metadata in a page (UTF-8 bytes, without Buffer): keeps 60 KB, refuses 80 KB', async () => {
+    const store = new BrowserAlertStore({ type: 'memory', dbName: freshName() });
+    const kept = { blob: 'é'.repeat(30_000) };
+    const alert = await store.add({ title: 'large metadata', severity: 'low', metadata: kept });
+    expect((await store.get(alert.id))?.metadata).toEqual(kept);
+    await expect(
+      store.add({ title: 'too large', severity: 'low', metadata: { blob: 'é'.repeat(40_000) } }),
+    ).rejects.toThrow(/at most 65536 bytes as JSON/);
+    await store.close();
+  });
+});
+
 describe('browser storage versions', () => {
   it('indexeddb: a higher version upgrades and keeps the records; a lower one is refused', async () => {
     const dbName = freshName();
