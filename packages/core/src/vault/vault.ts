@@ -126,10 +126,16 @@ export class Vault {
   #sealing: Promise<unknown> = Promise.resolve();
   /** Why the newest re-encryption failed, until a newer one succeeds. */
   #sealFailure: { error: unknown } | undefined;
+  /**
+   * What the next envelope records beside the ciphertext. Rotation changes it in the same instant as the encryption
+   * key, so a re-encryption started at any moment seals with a salt and a key that belong together.
+   */
+  #header: { kdf: EnvelopeKdf; tagLength: number; rotatedAt: string };
 
   private constructor(envelope: VaultEnvelope, feeds: Iterable<string>, state: OpenState, settings: VaultSettings) {
     this.#settings = settings;
     this.#envelope = envelope;
+    this.#header = { kdf: envelope.kdf, tagLength: envelope.cipher.tagLength, rotatedAt: envelope.rotatedAt };
     this.#feeds = new Set(feeds);
     this.#path = settings.path;
     this.events = new EventBus<VaultEvents>(settings.logger);
@@ -370,16 +376,11 @@ export class Vault {
             this.#feeds.add(feed);
             replaced.push(feed);
           }
-          this.#generation += 1;
-          this.#envelope = await seal(
-            state,
-            this.#envelope.kdf,
-            this.#envelope.cipher.tagLength,
-            this.#envelope.rotatedAt,
-          );
+          // Sealed now under the current key: should deriving the new one fail, the new keys are kept.
+          this.#reseal(state);
         }
       }
-      const { salt, ...params } = this.#envelope.kdf;
+      const { salt, ...params } = this.#header.kdf;
       const kdf = { ...params, salt: toBase64(newSalt(fromBase64(salt).length)) } as EnvelopeKdf;
       const derived = await deriveWith(state.password, kdf);
       if (this.#open !== state) {
@@ -393,9 +394,9 @@ export class Vault {
       if (this.#settings.secureErase) state.keyCheck.fill(0);
       state.keyCheck = derived.keyCheck;
       const now = this.#settings.clock.now();
-      this.#generation += 1;
-      this.#envelope = await seal(state, kdf, this.#envelope.cipher.tagLength, isoTime(now));
-      this.#sealFailure = undefined;
+      this.#header = { kdf, tagLength: this.#header.tagLength, rotatedAt: isoTime(now) };
+      this.#reseal(state);
+      await this.sealed();
       this.#nextRotationAt = now + this.#settings.rotationInterval;
       this.#armRotationTimer();
       this.#audit({ action: 'vault_rotated', detail: { replaced: replaced.sort(), kdf: kdf.algorithm } });
@@ -480,8 +481,8 @@ export class Vault {
   /** Re-encrypts in the background what `state` holds now (read at once: a lock right after loses nothing). */
   #reseal(state: OpenState): void {
     const generation = ++this.#generation;
-    const { kdf, cipher, rotatedAt } = this.#envelope;
-    const done = seal(state, kdf, cipher.tagLength, rotatedAt).then(
+    const { kdf, tagLength, rotatedAt } = this.#header;
+    const done = seal(state, kdf, tagLength, rotatedAt).then(
       (envelope) => {
         if (generation !== this.#generation) return;
         this.#envelope = envelope;
