@@ -17,6 +17,7 @@ import {
 } from '@threatlib/cloud-emulator';
 import type { ThreatClient, ThreatConfig } from '@threatlib/core';
 import * as core from '@threatlib/core';
+import * as coreBrowser from '@threatlib/core/browser';
 import * as coreIntegration from '@threatlib/core/integration';
 import * as coreMetrics from '@threatlib/core/metrics';
 import * as coreTesting from '@threatlib/core/testing';
@@ -34,6 +35,7 @@ import { describeWith, type Receiver, servicePort, startReceiver, uniqueName } f
 /** Every entry a user imports from. */
 const ENTRIES: Record<string, Record<string, unknown>> = {
   '@threatlib/core': core,
+  '@threatlib/core/browser': coreBrowser,
   '@threatlib/core/integration': coreIntegration,
   '@threatlib/core/metrics': coreMetrics,
   '@threatlib/core/testing': coreTesting,
@@ -74,6 +76,7 @@ const S = {
   awsSessionToken: 'aws-session-J8f3Rz6Cw1Xm',
   azureSecret: 'azure-secret-Q2b7Lt5Yh9Vd',
   vaultPassword: 'vault-pw-C5w2Mx8Kn4Rg',
+  storageKey: 'storage-key-E3j7Qv1Ws5Bn',
 };
 const SECRETS = Object.values(S);
 /** What the e2e servers and emulators take as credentials, which the started objects hold. */
@@ -319,6 +322,18 @@ describe('made with a secret in every credential option, not started', () => {
       }),
     );
     await Promise.all([kv.close(), cache?.close(), transport.close(), core.closeLogger(logger), http.close()]);
+  });
+
+  it("a page's cache and alert store, encrypted with a storage key (@threatlib/core/browser)", async () => {
+    const storage = { type: 'memory', encryptionKey: S.storageKey, keyDerivationIterations: 1000 } as const;
+    const cache = new coreBrowser.BrowserCache(storage);
+    await cache.start();
+    await cache.set('feed_otx:ipv4:198.51.100.7', { verdict: 'malicious' }, 60_000);
+    shown('BrowserCache', cache);
+    const alerts = new coreBrowser.BrowserAlertStore(storage);
+    await alerts.add({ title: 'stored', severity: 'low' });
+    shown('BrowserAlertStore', alerts);
+    await Promise.all([cache.close(), alerts.close()]);
   });
 
   it('the server and its authenticator', () => {
@@ -740,6 +755,9 @@ const HOLDS_NO_CREDENTIALS: Record<string, string> = {
   VaultLockedError: 'an error naming the feeds whose keys are locked',
   Warninglist: 'warninglist entries',
   WarninglistSet: 'warninglists',
+  // @threatlib/core/browser
+  BrowserStorageError: 'an error naming the storage type and database, never the encryption key',
+  InsecureContextError: "an error naming the page's origin",
   // @threatlib/core/integration
   CircuitBreaker: 'failure counts',
   EventBus: 'listeners',
