@@ -28,8 +28,15 @@ const config: KnipConfig = {
     },
     'packages/core': {
       // Every entry of the exports map (read from package.json, so the two cannot differ), the README's examples, the
-      // tests of the browser project, and the modules a test hands to a bundler by file name.
-      entry: [...coreEntries, 'examples/**/*.{ts,js}', 'src/**/*.browser.test.ts', 'src/**/__fixtures__/**/*.ts'],
+      // tests of the browser project, the modules a test hands to a bundler by file name, and the vault's Argon2id
+      // worker (started by URL: `new Worker(new URL('./argon2-worker.js', import.meta.url))`).
+      entry: [
+        ...coreEntries,
+        'src/vault/argon2-worker.ts',
+        'examples/**/*.{ts,js}',
+        'src/**/*.browser.test.ts',
+        'src/**/__fixtures__/**/*.ts',
+      ],
       project: ['src/**/*.ts', 'bin/**/*.js', 'examples/**/*.{ts,js}'],
       // Loaded with createRequire only when e-mail monitoring alerts are configured (an optional peer dependency),
       // which knip cannot see as an import.

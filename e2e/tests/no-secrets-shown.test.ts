@@ -17,6 +17,7 @@ import {
 } from '@threatlib/cloud-emulator';
 import type { ThreatClient, ThreatConfig } from '@threatlib/core';
 import * as core from '@threatlib/core';
+import * as coreBrowser from '@threatlib/core/browser';
 import * as coreCache from '@threatlib/core/cache';
 import * as coreCli from '@threatlib/core/cli';
 import * as coreFeeds from '@threatlib/core/feeds';
@@ -41,6 +42,7 @@ import { describeWith, type Receiver, servicePort, startReceiver, uniqueName } f
 /** Every entry a user imports from. */
 const ENTRIES: Record<string, Record<string, unknown>> = {
   '@threatlib/core': core,
+  '@threatlib/core/browser': coreBrowser,
   '@threatlib/core/cache': coreCache,
   '@threatlib/core/cli': coreCli,
   '@threatlib/core/feeds': coreFeeds,
@@ -88,6 +90,7 @@ const S = {
   awsSessionToken: 'aws-session-J8f3Rz6Cw1Xm',
   azureSecret: 'azure-secret-Q2b7Lt5Yh9Vd',
   vaultPassword: 'vault-pw-C5w2Mx8Kn4Rg',
+  storageKey: 'storage-key-E3j7Qv1Ws5Bn',
 };
 const SECRETS = Object.values(S);
 /** What the e2e servers and emulators take as credentials, which the started objects hold. */
@@ -333,6 +336,18 @@ describe('made with a secret in every credential option, not started', () => {
       }),
     );
     await Promise.all([kv.close(), cache?.close(), transport.close(), coreLogging.closeLogger(logger), http.close()]);
+  });
+
+  it("a page's cache and alert store, encrypted with a storage key (@threatlib/core/browser)", async () => {
+    const storage = { type: 'memory', encryptionKey: S.storageKey, keyDerivationIterations: 1000 } as const;
+    const cache = new coreBrowser.BrowserCache(storage);
+    await cache.start();
+    await cache.set('feed_otx:ipv4:198.51.100.7', { verdict: 'malicious' }, 60_000);
+    shown('BrowserCache', cache);
+    const alerts = new coreBrowser.BrowserAlertStore(storage);
+    await alerts.add({ title: 'stored', severity: 'low' });
+    shown('BrowserAlertStore', alerts);
+    await Promise.all([cache.close(), alerts.close()]);
   });
 
   it('the server and its authenticator', () => {
@@ -753,6 +768,9 @@ const HOLDS_NO_CREDENTIALS: Record<string, string> = {
   // @threatlib/core/cache
   FileCache: 'a directory of cached answers',
   MemoryCache: 'cached answers',
+  // @threatlib/core/browser
+  BrowserStorageError: 'an error naming the storage type and database, never the encryption key',
+  InsecureContextError: "an error naming the page's origin",
   // @threatlib/core/integration
   CircuitBreaker: 'failure counts',
   EventBus: 'listeners',

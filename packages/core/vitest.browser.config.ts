@@ -1,6 +1,15 @@
 import { fileURLToPath } from 'node:url';
 import { defineProject } from 'vitest/config';
 import { browserTestOptions } from '../../e2e/browser/browser-project.js';
+import { nodeVault } from './src/vault/node-vault-command.test-suite.js';
+
+const test = browserTestOptions(
+  'core-browser',
+  ['src/**/*.browser.test.ts'],
+  fileURLToPath(new URL('.', import.meta.url)),
+);
+// Core's own command: a page's test hands a vault to Node.js and takes one back (vault.browser.test.ts).
+if (test?.browser) test.browser.commands = { ...test.browser.commands, nodeVault };
 
 // Core's tests that run in a real browser (`*.browser.test.ts`): Debian's Chromium, headless, driven by Playwright
 // (e2e/browser/browser-project.ts says how, and what happens when Chromium is missing).
@@ -8,5 +17,17 @@ export default defineProject({
   resolve: {
     alias: [{ find: /^@threatlib\/core$/, replacement: fileURLToPath(new URL('./src/index.ts', import.meta.url)) }],
   },
-  test: browserTestOptions('core-browser', ['src/**/*.browser.test.ts'], fileURLToPath(new URL('.', import.meta.url))),
+  // Modules the browser code imports on first use (import()): bundled up front, so that Vite does not find them in
+  // the middle of a run and reload the page under a test.
+  optimizeDeps: {
+    include: [
+      'idb',
+      'hash-wasm',
+      '@noble/hashes/argon2.js',
+      '@noble/hashes/hkdf.js',
+      '@noble/hashes/hmac.js',
+      '@noble/hashes/sha2.js',
+    ],
+  },
+  test,
 });

@@ -48,6 +48,14 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
     VaultHealth VaultOptions VaultSettings WarninglistHit
     `,
   },
+  './browser': {
+    values: words`
+    BrowserAlertStore BrowserCache BrowserStorageError InsecureContextError checkSecureContext
+    `,
+    types: words`
+    BrowserAlertStoreOptions BrowserCacheOptions BrowserStorageOptions BrowserStorageType SecureContextScope
+    `,
+  },
   './cache': {
     values: words`
     FileCache KvServerCache MemoryCache createCache
@@ -66,7 +74,8 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
   },
   './feeds': {
     values: words`
-    BUILTIN_FEED_LIST abuseipdbFeed answer crowdsecFeed failure failureFromResponse otxFeed parseBody
+    BUILTIN_FEEDS BUILTIN_FEED_LIST abuseipdbFeed answer crowdsecFeed failure failureFromResponse isBuiltinFeedId otxFeed
+    parseBody
     urlhausFeed virustotalFeed
     `,
     types: words`
@@ -152,6 +161,7 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
 /** Each entry loaded as a user loads it: the source file its exports map points at. */
 const LOAD: Record<string, () => Promise<Record<string, unknown>>> = {
   '.': () => import('./index.js'),
+  './browser': () => import('./browser/index.js'),
   './cache': () => import('./cache/index.js'),
   './cli': () => import('./cli/index.js'),
   './feeds': () => import('./feeds/index.js'),

@@ -27,6 +27,7 @@ import type { z } from 'zod';
 import { type AuthFailureLimit, AuthFailureLimiter } from './auth/auth-failure-limiter.js';
 import { authenticateRoutes, authenticationHook } from './auth/authentication-hook.js';
 import { Authenticator, type ServerAuthentication } from './auth/authenticator.js';
+import { registerFeedProxy } from './feed-proxy/feed-proxy-route.js';
 import { type ClientHealth, clientHealth, isReady } from './health/client-health.js';
 import { DEFAULT_HEALTH_CACHE_MS, ProbeCache } from './health/probe-cache.js';
 import { chargeBatchItems, type RequestLimiter } from './http/batch-rate-cost.js';
@@ -584,6 +585,7 @@ export class APIServer {
     });
 
     app.get('/feeds/status', async () => ({ feeds: client.feedStatus() }));
+    registerFeedProxy(app, client);
 
     app.get('/quotas', async () => ({ feeds: await client.quotas() }));
 

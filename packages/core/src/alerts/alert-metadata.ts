@@ -1,3 +1,5 @@
+import { utf8Length } from '../bytes/host-bytes.js';
+
 /**
  * The most an alert's `metadata` may weigh, in bytes of its JSON (UTF-8): 64 KiB. Metadata is free-form, so
  * without a cap one alert could hold a store's whole memory budget.
@@ -21,7 +23,7 @@ export function metadataProblem(metadata: Record<string, unknown>): string | und
   if ('problem' in result) return result.problem;
   // A string's UTF-8 length is at most 3 bytes per UTF-16 unit: skip the count when it cannot be over.
   if (result.json.length * 3 <= ALERT_METADATA_MAX_BYTES) return undefined;
-  const bytes = Buffer.byteLength(result.json, 'utf8');
+  const bytes = utf8Length(result.json);
   return bytes > ALERT_METADATA_MAX_BYTES
     ? `at most ${ALERT_METADATA_MAX_BYTES} bytes as JSON; this is ${bytes}`
     : undefined;

@@ -1,3 +1,4 @@
+import { utf8Length } from '../bytes/host-bytes.js';
 import type { Logger } from '../logging/logger.js';
 
 /** How much a `MemoryAlertStore` keeps before it drops its oldest alerts. */
@@ -72,5 +73,6 @@ export class AlertDropLog {
 /** An alert's weight in a store: its JSON in UTF-8 bytes, and the JSON itself. */
 export function weighAlert(alert: object): { json: string; bytes: number } {
   const json = JSON.stringify(alert);
-  return { json, bytes: Buffer.byteLength(json, 'utf8') };
+  // Counted without Buffer, which a page has not: the memory store also runs in the browser (BrowserAlertStore).
+  return { json, bytes: utf8Length(json) };
 }

@@ -35,7 +35,8 @@ export const systemClock: Clock = {
   now: () => Date.now(),
   setTimeout(callback, ms, options) {
     const timer = setTimeout(callback, Math.min(MAX_TIMER_MS, Math.max(0, ms)));
-    if (options?.unref) timer.unref();
+    // A page's timers are numbers, with no process to keep alive.
+    if (options?.unref) (timer as { unref?: () => void }).unref?.();
     return timer;
   },
   clearTimeout(handle) {
@@ -108,5 +109,8 @@ export class ManualClock implements Clock {
 
 async function settle(): Promise<void> {
   // Several turns: a callback may resolve a promise whose continuation schedules more work.
-  for (let i = 0; i < 10; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+  // setImmediate in Node.js (after I/O callbacks); a page has none, and a zero timeout is its nearest turn.
+  const { setImmediate } = globalThis as { setImmediate?: (callback: () => void) => unknown };
+  const turn = (resolve: () => void) => (setImmediate ? setImmediate(resolve) : setTimeout(resolve, 0));
+  for (let i = 0; i < 10; i++) await new Promise<void>(turn);
 }

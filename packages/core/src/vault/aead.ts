@@ -1,4 +1,10 @@
-import { createCipheriv, createDecipheriv, randomFillSync } from 'node:crypto';
+import { allocBytes, bufferSource, type HostBytes, hostView, randomBytes } from '../bytes/host-bytes.js';
+
+/*
+ * AES-256-GCM through WebCrypto (`crypto.subtle`), the same in Node.js (its `globalThis.crypto`) and in a page, so a
+ * vault sealed in one opens in the other. WebCrypto is asynchronous only; its output is the ciphertext followed by
+ * the tag, the layout the envelope stores.
+ */
 
 /** The only cipher a vault uses. */
 export const AEAD_ALGORITHM = 'aes-256-gcm';
@@ -8,54 +14,74 @@ const AEAD_KEY_LENGTH = 32;
 export const NONCE_LENGTH = 12;
 
 /** A fresh random 96-bit nonce. Never reuse one under the same key: GCM's security depends on it. */
-export function newNonce(): Buffer {
-  return randomFillSync(Buffer.alloc(NONCE_LENGTH));
+export function newNonce(): HostBytes {
+  return randomBytes(NONCE_LENGTH);
 }
 
 /**
- * AES-256-GCM encryption. Returns the ciphertext followed by the `tagLength`-byte tag, the layout WebCrypto's
- * `subtle.encrypt({name: 'AES-GCM', iv, additionalData, tagLength})` produces, so either can read the other's output.
+ * AES-256-GCM encryption. Resolves to the ciphertext followed by the `tagLength`-byte tag.
+ *
+ * @throws {RangeError} (as a rejection) for a key, nonce or tag length the vault never uses.
  */
-export function aesGcmEncrypt(
+export async function aesGcmEncrypt(
   key: Uint8Array,
   nonce: Uint8Array,
   plaintext: Uint8Array,
   aad: Uint8Array,
   tagLength: number,
-): Buffer {
+): Promise<HostBytes> {
   checkInputs(key, nonce, tagLength);
-  const cipher = createCipheriv(AEAD_ALGORITHM, key, nonce, { authTagLength: tagLength });
-  cipher.setAAD(aad);
-  return Buffer.concat([cipher.update(plaintext), cipher.final(), cipher.getAuthTag()]);
+  const subtle = webCrypto();
+  const cryptoKey = await subtle.importKey('raw', bufferSource(key), 'AES-GCM', false, ['encrypt']);
+  const sealed = await subtle.encrypt(
+    { name: 'AES-GCM', iv: bufferSource(nonce), additionalData: bufferSource(aad), tagLength: tagLength * 8 },
+    cryptoKey,
+    bufferSource(plaintext),
+  );
+  return hostView(new Uint8Array(sealed));
 }
 
 /**
- * AES-256-GCM decryption of `ciphertext || tag`. Returns the plaintext, or undefined when the tag does not verify
- * (wrong key, changed ciphertext, changed nonce or associated data): the unverified plaintext is zeroed and never
- * returned, so a failure has no partial output.
+ * AES-256-GCM decryption of `ciphertext || tag`. Resolves to the plaintext, or undefined when the tag does not
+ * verify (wrong key, changed ciphertext, changed nonce or associated data): WebCrypto releases no plaintext before
+ * the tag is checked, so a failure has no partial output.
  */
-export function aesGcmDecrypt(
+export async function aesGcmDecrypt(
   key: Uint8Array,
   nonce: Uint8Array,
   sealed: Uint8Array,
   aad: Uint8Array,
   tagLength: number,
-): Buffer | undefined {
+): Promise<HostBytes | undefined> {
   checkInputs(key, nonce, tagLength);
   if (sealed.length < tagLength) return undefined;
-  const decipher = createDecipheriv(AEAD_ALGORITHM, key, nonce, { authTagLength: tagLength });
-  decipher.setAAD(aad);
-  decipher.setAuthTag(sealed.subarray(sealed.length - tagLength));
-  const body = decipher.update(sealed.subarray(0, sealed.length - tagLength));
+  const subtle = webCrypto();
+  const cryptoKey = await subtle.importKey('raw', bufferSource(key), 'AES-GCM', false, ['decrypt']);
   try {
-    const tail = decipher.final();
-    return tail.length === 0 ? body : Buffer.concat([body, tail]);
+    const plain = await subtle.decrypt(
+      { name: 'AES-GCM', iv: bufferSource(nonce), additionalData: bufferSource(aad), tagLength: tagLength * 8 },
+      cryptoKey,
+      bufferSource(sealed),
+    );
+    const out = allocBytes(plain.byteLength);
+    const view = new Uint8Array(plain);
+    out.set(view);
+    view.fill(0);
+    return out;
   } catch {
-    // Node hands out plaintext from update() before final() has checked the tag; it must not outlive the failure.
-    body.fill(0);
     return undefined;
   }
 }
+
+function webCrypto(): SubtleCrypto {
+  const subtle = globalThis.crypto?.subtle;
+  if (!subtle) {
+    throw new Error('the vault needs WebCrypto (crypto.subtle): in a page, only a secure context (https://) has it');
+  }
+  return subtle;
+}
+
+type SubtleCrypto = typeof globalThis.crypto.subtle;
 
 function checkInputs(key: Uint8Array, nonce: Uint8Array, tagLength: number): void {
   if (key.length !== AEAD_KEY_LENGTH) throw new RangeError(`AES-256-GCM needs a 32-byte key, got ${key.length}`);

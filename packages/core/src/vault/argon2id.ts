@@ -1,5 +1,6 @@
-import * as crypto from 'node:crypto';
 import { argon2idAsync } from '@noble/hashes/argon2.js';
+import { nodeBuiltin } from '../runtime/node-builtin.js';
+import { deriveInWorker, workersAvailable } from './argon2id-worker-client.js';
 
 /** The inputs of one Argon2id computation (RFC 9106 section 3.1), named as Node's `crypto.argon2` names them. */
 export interface Argon2idInput {
@@ -20,19 +21,32 @@ export interface Argon2idInput {
 
 /** One way of computing Argon2id (version 0x13). */
 export interface Argon2idImplementation {
-  /** `native` is Node's `crypto.argon2`; `portable` is `@noble/hashes`, plain JavaScript that also runs in browsers. */
-  readonly name: 'native' | 'portable';
+  /**
+   * `native` is Node's `crypto.argon2`; `worker` is `hash-wasm` (WebAssembly) in a Web Worker, in a page;
+   * `portable` is `@noble/hashes`, plain JavaScript on the calling thread, wherever JavaScript runs.
+   */
+  readonly name: 'native' | 'worker' | 'portable';
   derive(input: Argon2idInput): Promise<Uint8Array>;
 }
 
+/**
+ * What this module uses of Node's `crypto.argon2` (declared here: the module also compiles for pages, which have no
+ * Node.js types).
+ */
+type NodeArgon2 = (
+  algorithm: 'argon2id',
+  parameters: Omit<Argon2idInput, 'secret' | 'associatedData'> & { secret?: Uint8Array; associatedData?: Uint8Array },
+  callback: (error: Error | null, key: Uint8Array) => void,
+) => void;
+
 /** Node's built-in Argon2 (`crypto.argon2`, Node.js 24.7 and later); it runs on the libuv thread pool. */
-function nativeImplementation(argon2: typeof crypto.argon2): Argon2idImplementation {
+function nativeImplementation(argon2: NodeArgon2): Argon2idImplementation {
   return {
     name: 'native',
     derive: (input) =>
       new Promise((resolve, reject) => {
         const { secret, associatedData, ...required } = input;
-        const parameters: crypto.Argon2Parameters = { ...required };
+        const parameters: Parameters<NodeArgon2>[1] = { ...required };
         if (secret) parameters.secret = secret;
         if (associatedData) parameters.associatedData = associatedData;
         argon2('argon2id', parameters, (error, key) => (error ? reject(error) : resolve(key)));
@@ -42,8 +56,8 @@ function nativeImplementation(argon2: typeof crypto.argon2): Argon2idImplementat
 
 /**
  * `@noble/hashes` Argon2id: no native code and no WebAssembly, so it runs wherever JavaScript does (Node.js before
- * 24.7, browsers). It works on the main thread and yields to the event loop every 10 ms, so a server that unlocks a
- * vault keeps answering meanwhile; it zeroes its working memory when done.
+ * 24.7, a page that cannot start a worker). It works on the calling thread and yields to the event loop every
+ * 10 ms, so a server that unlocks a vault keeps answering meanwhile; it zeroes its working memory when done.
  */
 export const portableArgon2id: Argon2idImplementation = {
   name: 'portable',
@@ -61,18 +75,32 @@ export const portableArgon2id: Argon2idImplementation = {
     }),
 };
 
-/** Node's `crypto.argon2`, or undefined on a Node.js that has none (before 24.7). */
+/**
+ * `hash-wasm`'s Argon2id (WebAssembly, several times faster than plain JavaScript) in a Web Worker, so a page stays
+ * responsive for the second or so the vault's defaults take. A page that cannot start the worker (a
+ * Content-Security-Policy without `worker-src`, a bundler that did not emit the worker's file) derives with
+ * {@link portableArgon2id} instead, and does so from then on.
+ */
+export const workerArgon2id: Argon2idImplementation = {
+  name: 'worker',
+  derive: (input) => deriveInWorker(input, portableArgon2id),
+};
+
+/** Node's `crypto.argon2`, or undefined outside Node.js and on a Node.js that has none (before 24.7). */
 export function nativeArgon2id(): Argon2idImplementation | undefined {
   // The type says it is always there; before Node.js 24.7 it is not.
-  const argon2 = (crypto as Partial<typeof crypto>).argon2;
+  const argon2 = nodeBuiltin<{ argon2?: NodeArgon2 }>('node:crypto')?.argon2;
   return typeof argon2 === 'function' ? nativeImplementation(argon2) : undefined;
 }
 
 let forced: Argon2idImplementation | undefined;
 
-/** The implementation vaults use: Node's own where it has one (it is faster), the portable one elsewhere. */
+/**
+ * The implementation vaults use: Node's own where it has one (it is faster), a Web Worker in a page that can start
+ * one, the portable one elsewhere.
+ */
 export function argon2idImplementation(): Argon2idImplementation {
-  return forced ?? nativeArgon2id() ?? portableArgon2id;
+  return forced ?? nativeArgon2id() ?? (workersAvailable() ? workerArgon2id : portableArgon2id);
 }
 
 /**

@@ -1,6 +1,40 @@
-import { randomBytes } from 'node:crypto';
-import { open, rename, rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { randomBytes, toHex } from '../bytes/host-bytes.js';
+import { RuntimeUnsupportedError } from '../errors/runtime-unsupported-error.js';
+import { nodeBuiltin } from '../runtime/node-builtin.js';
+
+/** What vault files use of `node:fs/promises` (declared here: the module also compiles for pages). */
+interface FileHandle {
+  chmod(mode: number): Promise<void>;
+  writeFile(data: Uint8Array): Promise<void>;
+  sync(): Promise<void>;
+  close(): Promise<void>;
+}
+interface NodeFs {
+  open(path: string, flags: string, mode?: number): Promise<FileHandle>;
+  readFile(path: string): Promise<Uint8Array>;
+  rename(from: string, to: string): Promise<void>;
+  rm(path: string, options: { force: boolean }): Promise<void>;
+}
+/** What vault files use of `node:path`. */
+interface NodePath {
+  dirname(path: string): string;
+  basename(path: string): string;
+  join(...parts: string[]): string;
+}
+
+/** The file system modules vault files need, or a {@link RuntimeUnsupportedError} where there are none (a page). */
+export function vaultFileSystem(): { fs: NodeFs; path: NodePath } {
+  const fs = nodeBuiltin<NodeFs>('node:fs/promises');
+  const path = nodeBuiltin<NodePath>('node:path');
+  if (!fs || !path) {
+    throw new RuntimeUnsupportedError(
+      'vault file',
+      'vault files need Node.js: in a page, keep the vault where the page keeps data (vault.toBytes() after ' +
+        'await vault.sealed()) and open it with Vault.fromBytes',
+    );
+  }
+  return { fs, path };
+}
 
 /**
  * Replaces `path` with `data` so that a reader (or a crash) sees either the old file or the new one, never a mix:
@@ -9,12 +43,15 @@ import { basename, dirname, join } from 'node:path';
  * 0600: owner read/write only) from the moment it exists, whatever the old file's mode was.
  *
  * On failure the temporary file is removed and `path` is left as it was.
+ *
+ * @throws {RuntimeUnsupportedError} outside Node.js.
  */
 export async function writeFileAtomic(path: string, data: Uint8Array, mode = 0o600): Promise<void> {
-  const directory = dirname(path);
-  const temporary = join(directory, `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
+  const { fs, path: paths } = vaultFileSystem();
+  const directory = paths.dirname(path);
+  const temporary = paths.join(directory, `.${paths.basename(path)}.${toHex(randomBytes(6))}.tmp`);
   // 'wx': fail rather than follow a symlink or reuse a file someone planted under the temporary name.
-  const handle = await open(temporary, 'wx', mode);
+  const handle = await fs.open(temporary, 'wx', mode);
   try {
     try {
       // The umask may have narrowed `mode` at creation; set it exactly.
@@ -24,22 +61,22 @@ export async function writeFileAtomic(path: string, data: Uint8Array, mode = 0o6
     } finally {
       await handle.close();
     }
-    await rename(temporary, path);
+    await fs.rename(temporary, path);
   } catch (error) {
-    await rm(temporary, { force: true });
+    await fs.rm(temporary, { force: true });
     throw error;
   }
-  await syncDirectory(directory);
+  await syncDirectory(fs, directory);
 }
 
-async function syncDirectory(directory: string): Promise<void> {
-  let handle: Awaited<ReturnType<typeof open>> | undefined;
+async function syncDirectory(fs: NodeFs, directory: string): Promise<void> {
+  let handle: FileHandle | undefined;
   try {
-    handle = await open(directory, 'r');
+    handle = await fs.open(directory, 'r');
     await handle.sync();
   } catch (error) {
     // Windows cannot open or fsync a directory (EISDIR, EPERM, EINVAL); there the rename is as durable as it gets.
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = (error as { code?: unknown }).code;
     if (code !== 'EISDIR' && code !== 'EPERM' && code !== 'EINVAL' && code !== 'EACCES') throw error;
   } finally {
     await handle?.close();

@@ -1,4 +1,6 @@
-import { createHash } from 'node:crypto';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { fromBase64 as decodeBase64, isCanonicalBase64 } from '../bytes/base64.js';
+import { bytesEqual, type HostBytes, toHex, utf8Bytes } from '../bytes/host-bytes.js';
 import { NONCE_LENGTH } from './aead.js';
 import { type KdfParams, kdfParamsProblem } from './kdf.js';
 import { KEY_CHECK_LENGTH } from './key-schedule.js';
@@ -42,9 +44,9 @@ export interface VaultEnvelope {
 export type UnsummedEnvelope = Omit<VaultEnvelope, 'checksum'>;
 
 /** The bytes AES-GCM authenticates besides the ciphertext: the canonical JSON of the header. */
-export function envelopeHeader(envelope: UnsummedEnvelope): Buffer {
+export function envelopeHeader(envelope: UnsummedEnvelope): HostBytes {
   const { format, version, rotatedAt, cipher, kdf } = canonical(envelope);
-  return Buffer.from(JSON.stringify({ format, version, rotatedAt, cipher, kdf }), 'utf8');
+  return utf8Bytes(JSON.stringify({ format, version, rotatedAt, cipher, kdf }));
 }
 
 /** Adds the checksum to an envelope. */
@@ -54,8 +56,8 @@ export function withChecksum(envelope: UnsummedEnvelope): VaultEnvelope {
 }
 
 /** The file's bytes: indented JSON with a fixed field order and a final newline. */
-export function serializeEnvelope(envelope: VaultEnvelope): Buffer {
-  return Buffer.from(`${JSON.stringify(canonical(envelope), null, 2)}\n`, 'utf8');
+export function serializeEnvelope(envelope: VaultEnvelope): HostBytes {
+  return utf8Bytes(`${JSON.stringify(canonical(envelope), null, 2)}\n`);
 }
 
 /**
@@ -81,7 +83,7 @@ export function parseEnvelope(bytes: Uint8Array, path?: string): VaultEnvelope {
     throw corrupt('json', 'not JSON');
   }
   const envelope = checkShape(value, corrupt);
-  if (!serializeEnvelope(envelope).equals(bytes)) {
+  if (!bytesEqual(serializeEnvelope(envelope), bytes)) {
     throw corrupt('layout', 'the file was changed outside threatlib (it is not laid out as threatlib writes it)');
   }
   if (checksumOf(envelope) !== envelope.checksum) throw corrupt('checksum', 'the checksum does not match its content');
@@ -91,8 +93,8 @@ export function parseEnvelope(bytes: Uint8Array, path?: string): VaultEnvelope {
 }
 
 /** Decodes a base64 field known to be valid (checked by {@link parseEnvelope} or written by us). */
-export function fromBase64(text: string): Buffer {
-  return Buffer.from(text, 'base64');
+export function fromBase64(text: string): HostBytes {
+  return decodeBase64(text);
 }
 
 type Corrupt = (field: string, problem: string) => VaultCorruptError;
@@ -187,13 +189,12 @@ function base64(
   length: { exactly?: number; min?: number; max?: number },
   corrupt: Corrupt,
 ): string {
-  // Node's decoder skips characters it does not know; a vault must not, or a changed byte could go unnoticed.
+  // A decoder that skips characters it does not know would let a changed byte go unnoticed: this one refuses them.
   if (typeof value !== 'string' || !/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(value)) {
     throw corrupt(field, 'expected base64');
   }
-  const bytes = Buffer.from(value, 'base64');
-  if (bytes.toString('base64') !== value) throw corrupt(field, 'expected canonical base64');
-  const n = bytes.length;
+  if (!isCanonicalBase64(value)) throw corrupt(field, 'expected canonical base64');
+  const n = decodeBase64(value).length;
   if (
     (length.exactly !== undefined && n !== length.exactly) ||
     (length.min !== undefined && n < length.min) ||
@@ -247,5 +248,5 @@ function canonical<T extends UnsummedEnvelope>(envelope: T): T {
 
 function checksumOf(envelope: UnsummedEnvelope): string {
   const { checksum: _ignored, ...rest } = canonical(envelope as VaultEnvelope);
-  return createHash('sha256').update(JSON.stringify(rest)).digest('hex');
+  return toHex(sha256(utf8Bytes(JSON.stringify(rest))));
 }

@@ -1,4 +1,4 @@
-import * as crypto from 'node:crypto';
+import { bufferSource, type HostBytes, hostView } from '../bytes/host-bytes.js';
 import { argon2idImplementation } from './argon2id.js';
 
 /** Argon2id parameters, as a vault envelope records them. `memory` is in KiB. */
@@ -74,17 +74,21 @@ export function kdfParamsProblem(params: KdfParams): string | undefined {
 }
 
 /**
- * Derives {@link DERIVED_KEY_LENGTH} bytes from a password and salt. PBKDF2 is HMAC-SHA-256 on Node's crypto thread
- * pool. Argon2id is Node's `crypto.argon2` (thread pool) where it exists (Node.js 24.7 and later), and
- * `@noble/hashes` elsewhere (see `argon2id.ts`): both compute the same function, so a vault opens on either.
+ * Derives {@link DERIVED_KEY_LENGTH} bytes from a password and salt. PBKDF2 is HMAC-SHA-256 through WebCrypto (off
+ * the main thread in Node.js and in pages). Argon2id is Node's `crypto.argon2` (thread pool) where it exists (Node.js
+ * 24.7 and later), `hash-wasm` in a Web Worker in a page, and `@noble/hashes` elsewhere (see `argon2id.ts`): all
+ * compute the same function, so a vault opens on any of them.
  */
-export async function deriveKey(password: Uint8Array, salt: Uint8Array, params: KdfParams): Promise<Buffer> {
+export async function deriveKey(password: Uint8Array, salt: Uint8Array, params: KdfParams): Promise<HostBytes> {
   if (params.algorithm === 'pbkdf2') {
-    return new Promise((resolve, reject) => {
-      crypto.pbkdf2(password, salt, params.iterations, DERIVED_KEY_LENGTH, params.hash, (error, key) =>
-        error ? reject(error) : resolve(key),
-      );
-    });
+    const subtle = globalThis.crypto.subtle;
+    const key = await subtle.importKey('raw', bufferSource(password), 'PBKDF2', false, ['deriveBits']);
+    const bits = await subtle.deriveBits(
+      { name: 'PBKDF2', hash: 'SHA-256', salt: bufferSource(salt), iterations: params.iterations },
+      key,
+      DERIVED_KEY_LENGTH * 8,
+    );
+    return hostView(new Uint8Array(bits));
   }
   const key = await argon2idImplementation().derive({
     message: password,
@@ -95,5 +99,5 @@ export async function deriveKey(password: Uint8Array, salt: Uint8Array, params: 
     passes: params.passes,
   });
   // A view, not a copy: the caller zeroes what it gets, and that must be the only copy.
-  return Buffer.from(key.buffer, key.byteOffset, key.byteLength);
+  return hostView(key);
 }

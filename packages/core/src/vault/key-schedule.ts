@@ -1,4 +1,7 @@
-import { createHmac, hkdfSync } from 'node:crypto';
+import { hkdf } from '@noble/hashes/hkdf.js';
+import { hmac } from '@noble/hashes/hmac.js';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { type HostBytes, hostView, utf8Bytes } from '../bytes/host-bytes.js';
 
 // Distinct HKDF labels make the encryption key and the key-check key independent: the check value, stored in the
 // clear, says nothing about the key that encrypts.
@@ -12,23 +15,24 @@ export const KEY_CHECK_LENGTH = 32;
 /** The keys a vault uses, from the KDF output. */
 export interface VaultKeys {
   /** The AES-256-GCM key. */
-  encryptionKey: Buffer;
+  encryptionKey: HostBytes;
   /**
    * HMAC-SHA-256 of a constant under a second HKDF subkey. Stored in the envelope, it tells a wrong password (the
    * check differs) from a damaged ciphertext (the check matches, decryption fails). It lets an attacker test a
    * password guess no faster than decrypting would: each guess still costs one KDF run.
    */
-  keyCheck: Buffer;
+  keyCheck: HostBytes;
 }
 
 /**
  * Splits the KDF output into the encryption key and the key-check value with HKDF-SHA-256 (RFC 5869; no salt: the
- * input is already uniformly random). The caller zeroes `derived` when done.
+ * input is already uniformly random), from `@noble/hashes` (audited, synchronous, the same in Node.js and in pages).
+ * The caller zeroes `derived` when done.
  */
 export function vaultKeys(derived: Uint8Array): VaultKeys {
-  const encryptionKey = Buffer.from(hkdfSync('sha256', derived, new Uint8Array(0), ENCRYPTION_INFO, 32));
-  const checkKey = Buffer.from(hkdfSync('sha256', derived, new Uint8Array(0), CHECK_INFO, 32));
-  const keyCheck = createHmac('sha256', checkKey).update(CHECK_MESSAGE).digest();
+  const encryptionKey = hostView(hkdf(sha256, derived, undefined, utf8Bytes(ENCRYPTION_INFO), 32));
+  const checkKey = hkdf(sha256, derived, undefined, utf8Bytes(CHECK_INFO), 32);
+  const keyCheck = hostView(hmac(sha256, checkKey, utf8Bytes(CHECK_MESSAGE)));
   checkKey.fill(0);
   return { encryptionKey, keyCheck };
 }

@@ -1,6 +1,8 @@
+import { allocBytes, copyBytes, type HostBytes, utf8Bytes, utf8Text } from '../bytes/host-bytes.js';
+
 /*
  * The plaintext inside a vault envelope. Binary rather than JSON so that keys go from the decrypted bytes straight
- * into Buffers of their own, without passing through JavaScript strings (which cannot be erased):
+ * into buffers of their own, without passing through JavaScript strings (which cannot be erased):
  *
  *   u8 version (1) | u16 count | count x (u8 id length | id UTF-8 | u32 key length | key bytes) | zero padding
  *
@@ -17,23 +19,24 @@ export interface PayloadEntry {
   key: Uint8Array;
 }
 
-/** Encodes entries into a new Buffer; the caller zeroes it once encrypted. */
-export function encodePayload(entries: readonly PayloadEntry[]): Buffer {
-  const ids = entries.map((entry) => Buffer.from(entry.feed, 'utf8'));
+/** Encodes entries into new bytes of their own; the caller zeroes them once encrypted. */
+export function encodePayload(entries: readonly PayloadEntry[]): HostBytes {
+  const ids = entries.map((entry) => utf8Bytes(entry.feed));
   let size = 3;
   entries.forEach((entry, i) => {
-    size += 1 + (ids[i] as Buffer).length + 4 + entry.key.length;
+    size += 1 + (ids[i] as Uint8Array).length + 4 + entry.key.length;
   });
-  const out = Buffer.alloc(Math.ceil(size / PADDING_BLOCK) * PADDING_BLOCK);
-  out.writeUInt8(PAYLOAD_VERSION, 0);
-  out.writeUInt16BE(entries.length, 1);
+  const out = allocBytes(Math.ceil(size / PADDING_BLOCK) * PADDING_BLOCK);
+  const view = new DataView(out.buffer, out.byteOffset, out.byteLength);
+  view.setUint8(0, PAYLOAD_VERSION);
+  view.setUint16(1, entries.length);
   let at = 3;
   entries.forEach((entry, i) => {
-    const id = ids[i] as Buffer;
-    out.writeUInt8(id.length, at);
-    id.copy(out, at + 1);
+    const id = ids[i] as Uint8Array;
+    view.setUint8(at, id.length);
+    out.set(id, at + 1);
     at += 1 + id.length;
-    out.writeUInt32BE(entry.key.length, at);
+    view.setUint32(at, entry.key.length);
     out.set(entry.key, at + 4);
     at += 4 + entry.key.length;
   });
@@ -41,15 +44,16 @@ export function encodePayload(entries: readonly PayloadEntry[]): Buffer {
 }
 
 /**
- * Decodes a payload into entries whose keys are fresh Buffers (the caller owns them and may zero `payload`).
+ * Decodes a payload into entries whose keys are fresh bytes (the caller owns them and may zero `payload`).
  * Returns a description of the problem instead when the payload is malformed.
  */
 export function decodePayload(
-  payload: Buffer,
-): { entries: Array<{ feed: string; key: Buffer }> } | { problem: string } {
+  payload: Uint8Array,
+): { entries: Array<{ feed: string; key: HostBytes }> } | { problem: string } {
   if (payload.length < 3 || payload[0] !== PAYLOAD_VERSION) return { problem: 'unknown payload version' };
-  const count = payload.readUInt16BE(1);
-  const entries: Array<{ feed: string; key: Buffer }> = [];
+  const view = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
+  const count = view.getUint16(1);
+  const entries: Array<{ feed: string; key: HostBytes }> = [];
   let at = 3;
   const fail = (problem: string) => {
     for (const entry of entries) entry.key.fill(0);
@@ -57,14 +61,13 @@ export function decodePayload(
   };
   for (let i = 0; i < count; i++) {
     if (at + 1 > payload.length) return fail('truncated entry');
-    const idLength = payload.readUInt8(at);
+    const idLength = view.getUint8(at);
     if (idLength === 0 || at + 1 + idLength + 4 > payload.length) return fail('truncated feed id');
-    const feed = payload.toString('utf8', at + 1, at + 1 + idLength);
+    const feed = utf8Text(payload.subarray(at + 1, at + 1 + idLength));
     at += 1 + idLength;
-    const keyLength = payload.readUInt32BE(at);
+    const keyLength = view.getUint32(at);
     if (keyLength === 0 || at + 4 + keyLength > payload.length) return fail('truncated key');
-    const key = Buffer.alloc(keyLength);
-    payload.copy(key, 0, at + 4, at + 4 + keyLength);
+    const key = copyBytes(payload.subarray(at + 4, at + 4 + keyLength));
     at += 4 + keyLength;
     entries.push({ feed, key });
   }

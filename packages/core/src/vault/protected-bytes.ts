@@ -1,4 +1,4 @@
-import { randomFillSync } from 'node:crypto';
+import { allocBytes, type HostBytes, randomBytes, utf8Bytes, utf8Text } from '../bytes/host-bytes.js';
 
 /** How a {@link ProtectedBytes} holds its secret. */
 export interface ProtectionOptions {
@@ -15,26 +15,24 @@ export interface ProtectionOptions {
  * not protection against someone who can read the process's memory: the pad sits beside the masked bytes.
  */
 export class ProtectedBytes {
-  readonly #data: Buffer;
-  readonly #pad: Buffer | undefined;
+  readonly #data: HostBytes;
+  readonly #pad: HostBytes | undefined;
   readonly #options: ProtectionOptions;
   #erased = false;
 
   /** Takes ownership of `bytes`: they are masked in place and zeroed on erase. */
-  constructor(bytes: Buffer, options: ProtectionOptions) {
+  constructor(bytes: HostBytes, options: ProtectionOptions) {
     this.#data = bytes;
     this.#options = options;
     if (options.obfuscate) {
-      this.#pad = randomFillSync(Buffer.alloc(bytes.length));
+      this.#pad = randomBytes(bytes.length);
       xorInto(this.#data, this.#pad);
     }
   }
 
-  /** Copies `text` (UTF-8) into a Buffer of its own, never a slice of Node's shared pool. */
+  /** Copies `text` (UTF-8) into bytes of their own, never a slice of Node's shared pool. */
   static fromString(text: string, options: ProtectionOptions): ProtectedBytes {
-    const bytes = Buffer.alloc(Buffer.byteLength(text, 'utf8'));
-    bytes.write(text, 'utf8');
-    return new ProtectedBytes(bytes, options);
+    return new ProtectedBytes(utf8Bytes(text), options);
   }
 
   /** Length of the secret in bytes. */
@@ -51,7 +49,7 @@ export class ProtectedBytes {
    * Calls `fn` with the plain bytes in a temporary Buffer that is zeroed as soon as `fn` returns. `fn` must be
    * synchronous and must not keep the Buffer.
    */
-  use<T>(fn: (bytes: Buffer) => T): T {
+  use<T>(fn: (bytes: HostBytes) => T): T {
     const plain = this.copy();
     try {
       return fn(plain);
@@ -61,10 +59,10 @@ export class ProtectedBytes {
   }
 
   /** A plain copy of the secret; the caller zeroes it when done (for asynchronous work such as key derivation). */
-  copy(): Buffer {
+  copy(): HostBytes {
     if (this.#erased) throw new Error('ProtectedBytes used after erase');
-    const plain = Buffer.alloc(this.#data.length);
-    this.#data.copy(plain);
+    const plain = allocBytes(this.#data.length);
+    plain.set(this.#data);
     if (this.#pad) xorInto(plain, this.#pad);
     return plain;
   }
@@ -74,7 +72,7 @@ export class ProtectedBytes {
    * temporary bytes it was made from are.
    */
   reveal(): string {
-    return this.use((bytes) => bytes.toString('utf8'));
+    return this.use((bytes) => utf8Text(bytes));
   }
 
   /** Forgets the secret, zeroing its bytes first when `secureErase` is on. Idempotent. */
@@ -88,6 +86,6 @@ export class ProtectedBytes {
   }
 }
 
-function xorInto(target: Buffer, pad: Buffer): void {
+function xorInto(target: Uint8Array, pad: Uint8Array): void {
   for (let i = 0; i < target.length; i++) target[i] = (target[i] as number) ^ (pad[i] as number);
 }

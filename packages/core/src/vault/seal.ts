@@ -1,4 +1,5 @@
-import { randomFillSync, timingSafeEqual } from 'node:crypto';
+import { toBase64 } from '../bytes/base64.js';
+import { constantTimeEqual, type HostBytes, randomBytes } from '../bytes/host-bytes.js';
 import { AEAD_ALGORITHM, aesGcmDecrypt, aesGcmEncrypt, newNonce } from './aead.js';
 import {
   ENVELOPE_FORMAT,
@@ -15,8 +16,8 @@ import { VaultAuthError } from './vault-auth-error.js';
 import { VaultCorruptError } from './vault-corrupt-error.js';
 
 /** A fresh random salt of `size` bytes. */
-export function newSalt(size: number): Buffer {
-  return randomFillSync(Buffer.alloc(size));
+export function newSalt(size: number): HostBytes {
+  return randomBytes(size);
 }
 
 /** Runs the envelope's KDF on `password` and splits the result into the vault's keys. */
@@ -39,19 +40,25 @@ export interface SealParams {
 }
 
 /** Encrypts `payload` under a fresh nonce into a complete envelope. The caller zeroes `payload`. */
-export function sealEnvelope(payload: Uint8Array, params: SealParams): VaultEnvelope {
+export async function sealEnvelope(payload: Uint8Array, params: SealParams): Promise<VaultEnvelope> {
   const nonce = newNonce();
   const unsealed = {
     format: ENVELOPE_FORMAT,
     version: ENVELOPE_VERSION,
     rotatedAt: params.rotatedAt,
-    cipher: { algorithm: AEAD_ALGORITHM, nonce: nonce.toString('base64'), tagLength: params.tagLength },
+    cipher: { algorithm: AEAD_ALGORITHM, nonce: toBase64(nonce), tagLength: params.tagLength },
     kdf: params.kdf,
-    keyCheck: Buffer.from(params.keyCheck).toString('base64'),
+    keyCheck: toBase64(params.keyCheck),
     ciphertext: '',
   } as const;
-  const ciphertext = aesGcmEncrypt(params.encryptionKey, nonce, payload, envelopeHeader(unsealed), params.tagLength);
-  return withChecksum({ ...unsealed, ciphertext: ciphertext.toString('base64') });
+  const ciphertext = await aesGcmEncrypt(
+    params.encryptionKey,
+    nonce,
+    payload,
+    envelopeHeader(unsealed),
+    params.tagLength,
+  );
+  return withChecksum({ ...unsealed, ciphertext: toBase64(ciphertext) });
 }
 
 /**
@@ -67,10 +74,10 @@ export function sealEnvelope(payload: Uint8Array, params: SealParams): VaultEnve
  *
  * @throws {VaultAuthError | VaultCorruptError} as above; nothing decrypted is returned or kept.
  */
-export function unsealEnvelope(envelope: VaultEnvelope, keys: VaultKeys, path?: string): Buffer {
+export async function unsealEnvelope(envelope: VaultEnvelope, keys: VaultKeys, path?: string): Promise<HostBytes> {
   const stored = fromBase64(envelope.keyCheck);
-  const checkMatches = stored.length === keys.keyCheck.length && timingSafeEqual(stored, keys.keyCheck);
-  const payload = aesGcmDecrypt(
+  const checkMatches = constantTimeEqual(stored, keys.keyCheck);
+  const payload = await aesGcmDecrypt(
     keys.encryptionKey,
     fromBase64(envelope.cipher.nonce),
     fromBase64(envelope.ciphertext),

@@ -1,11 +1,12 @@
-import { readFile } from 'node:fs/promises';
+import { toBase64 } from '../bytes/base64.js';
+import { copyBytes, type HostBytes, hostView, utf8Bytes } from '../bytes/host-bytes.js';
 import { ValidationError } from '../errors/validation-error.js';
 import type { AuditEvent } from '../events/audit-event.js';
 import { EventBus } from '../events/event-bus.js';
 import type { Logger } from '../logging/logger.js';
 import type { Clock } from '../scheduler/clock.js';
 import { INSPECT_CUSTOM, type InspectFunction, type InspectOptions, inspectView } from '../security/redacted-view.js';
-import { writeFileAtomic } from './atomic-write.js';
+import { vaultFileSystem, writeFileAtomic } from './atomic-write.js';
 import { guardAgainstDumps } from './dump-guard.js';
 import { type EnvelopeKdf, fromBase64, parseEnvelope, serializeEnvelope, type VaultEnvelope } from './envelope.js';
 import { kdfParamsFor } from './kdf.js';
@@ -26,8 +27,11 @@ export interface VaultEvents {
   unlocked: [];
   /** An auditable action (see {@link AuditEvent}); never holds a secret. */
   audit: [event: AuditEvent];
-  /** Work the vault did on its own (a timed rotation) failed. */
-  error: [error: unknown, during: 'rotation'];
+  /**
+   * Work the vault did on its own failed: a timed rotation, or the re-encryption that follows `set` and `delete`
+   * (then `sealed()` and `save()` reject with the same error).
+   */
+  error: [error: unknown, during: 'rotation' | 'sealing'];
 }
 
 /**
@@ -80,7 +84,7 @@ interface OpenState {
   /** Kept only while unlocked, so that rotation can derive a key from a fresh salt. */
   password: ProtectedBytes;
   encryptionKey: ProtectedBytes;
-  keyCheck: Buffer;
+  keyCheck: HostBytes;
 }
 
 const FEED_ID = /^[a-z][a-z0-9_-]{0,63}$/;
@@ -90,7 +94,7 @@ const MAX_TIMER_MS = 2_147_483_647;
 /**
  * An encrypted store of API keys: AES-256-GCM under a key derived from a password (argon2id or PBKDF2), in a
  * versioned envelope that records its parameters. While locked it holds only the ciphertext and the feed ids;
- * unlocked, it holds the keys as Buffers (masked with `obfuscateKeys`) that are zeroed on lock.
+ * unlocked, it holds the keys as byte buffers (masked with `obfuscateKeys`) that are zeroed on lock.
  *
  * Made by `ThreatClient.createVault` / `ThreatClient.openVault` (or {@link Vault.create} / {@link Vault.open}).
  *
@@ -116,10 +120,22 @@ export class Vault {
   #rotationTimer: unknown;
   #nextRotationAt: number;
   #queue: Promise<unknown> = Promise.resolve();
+  /** Counts re-encryptions: one that finishes after a newer one started does not replace the envelope. */
+  #generation = 0;
+  /** The re-encryptions `set` and `delete` started in the background. */
+  #sealing: Promise<unknown> = Promise.resolve();
+  /** Why the newest re-encryption failed, until a newer one succeeds. */
+  #sealFailure: { error: unknown } | undefined;
+  /**
+   * What the next envelope records beside the ciphertext. Rotation changes it in the same instant as the encryption
+   * key, so a re-encryption started at any moment seals with a salt and a key that belong together.
+   */
+  #header: { kdf: EnvelopeKdf; tagLength: number; rotatedAt: string };
 
   private constructor(envelope: VaultEnvelope, feeds: Iterable<string>, state: OpenState, settings: VaultSettings) {
     this.#settings = settings;
     this.#envelope = envelope;
+    this.#header = { kdf: envelope.kdf, tagLength: envelope.cipher.tagLength, rotatedAt: envelope.rotatedAt };
     this.#feeds = new Set(feeds);
     this.#path = settings.path;
     this.events = new EventBus<VaultEvents>(settings.logger);
@@ -147,7 +163,7 @@ export class Vault {
     const entries = Object.entries(keys).map(([feed, key]) => [feed, checkEntry(feed, key)] as const);
     const kdf: EnvelopeKdf = {
       ...kdfParamsFor(settings),
-      salt: newSalt(settings.saltSize).toString('base64'),
+      salt: toBase64(newSalt(settings.saltSize)),
     };
     const passwordBytes = ProtectedBytes.fromString(password, protection);
     let derived: Awaited<ReturnType<typeof deriveWith>>;
@@ -163,18 +179,19 @@ export class Vault {
       encryptionKey: new ProtectedBytes(derived.encryptionKey, protection),
       keyCheck: derived.keyCheck,
     };
-    const envelope = seal(state, kdf, settings.tagSize, isoTime(settings.clock.now()));
+    const envelope = await seal(state, kdf, settings.tagSize, isoTime(settings.clock.now()));
     return new Vault(envelope, state.keys.keys(), state, settings);
   }
 
   /**
    * Reads the vault file at `path` and unlocks it with `password`. The file is only read, whatever happens.
    *
+   * @throws {RuntimeUnsupportedError} outside Node.js (a page has no files: use {@link Vault.fromBytes}).
    * @throws {VaultCorruptError} when the file is damaged or was tampered with.
    * @throws {VaultAuthError} when the password is wrong.
    */
   static async open(path: string, password: string, settings: VaultSettings): Promise<Vault> {
-    const bytes = await readFile(path);
+    const bytes = await vaultFileSystem().fs.readFile(path);
     return Vault.fromBytes(bytes, password, { ...settings, path: settings.path ?? path }, path);
   }
 
@@ -245,8 +262,9 @@ export class Vault {
   }
 
   /**
-   * Stores (or replaces) the key of `feed` in memory and re-encrypts; `save()` writes it to disk. A Uint8Array key
-   * is taken over: masked in place and zeroed on lock.
+   * Stores (or replaces) the key of `feed` in memory and re-encrypts in the background (WebCrypto is asynchronous);
+   * `save()` waits for that and writes it to disk, and `sealed()` resolves once `toBytes()` holds it. A Uint8Array
+   * key is taken over: masked in place and zeroed on lock.
    *
    * @throws {VaultLockedError} while locked.
    * @throws {ValidationError} for a bad feed id or an empty key.
@@ -358,11 +376,12 @@ export class Vault {
             this.#feeds.add(feed);
             replaced.push(feed);
           }
+          // Sealed now under the current key: should deriving the new one fail, the new keys are kept.
           this.#reseal(state);
         }
       }
-      const { salt, ...params } = this.#envelope.kdf;
-      const kdf = { ...params, salt: newSalt(fromBase64(salt).length).toString('base64') } as EnvelopeKdf;
+      const { salt, ...params } = this.#header.kdf;
+      const kdf = { ...params, salt: toBase64(newSalt(fromBase64(salt).length)) } as EnvelopeKdf;
       const derived = await deriveWith(state.password, kdf);
       if (this.#open !== state) {
         derived.encryptionKey.fill(0);
@@ -375,7 +394,9 @@ export class Vault {
       if (this.#settings.secureErase) state.keyCheck.fill(0);
       state.keyCheck = derived.keyCheck;
       const now = this.#settings.clock.now();
-      this.#envelope = seal(state, kdf, this.#envelope.cipher.tagLength, isoTime(now));
+      this.#header = { kdf, tagLength: this.#header.tagLength, rotatedAt: isoTime(now) };
+      this.#reseal(state);
+      await this.sealed();
       this.#nextRotationAt = now + this.#settings.rotationInterval;
       this.#armRotationTimer();
       this.#audit({ action: 'vault_rotated', detail: { replaced: replaced.sort(), kdf: kdf.algorithm } });
@@ -384,9 +405,10 @@ export class Vault {
   }
 
   /**
-   * Writes the vault (encrypted, as it is now) to `path`, or to the path it came from, atomically with mode 0600.
-   * Works while locked: the ciphertext is always current.
+   * Writes the vault (encrypted, as it is now, once the re-encryptions of `set` and `delete` are done) to `path`, or
+   * to the path it came from, atomically with mode 0600. Works while locked.
    *
+   * @throws {RuntimeUnsupportedError} outside Node.js (a page has no files: keep {@link toBytes} after `sealed()`).
    * @throws {ValidationError} when no path is given and the vault has none.
    */
   save(path?: string): Promise<void> {
@@ -402,9 +424,27 @@ export class Vault {
     });
   }
 
-  /** The vault file's bytes, exactly as `save` would write them. */
-  toBytes(): Buffer {
+  /**
+   * The vault file's bytes, exactly as `save` would write them. After `set` or `delete`, await {@link sealed} first:
+   * until then these are the bytes from before the change.
+   */
+  toBytes(): HostBytes {
     return serializeEnvelope(this.#envelope);
+  }
+
+  /**
+   * Resolves once the re-encryptions `set` and `delete` started are done, so that {@link toBytes} holds every change
+   * (a lock in the meantime does not stop them).
+   *
+   * @throws the error of the newest re-encryption when it failed (also emitted as `error`).
+   */
+  async sealed(): Promise<void> {
+    let waited: Promise<unknown>;
+    do {
+      waited = this.#sealing;
+      await waited;
+    } while (waited !== this.#sealing);
+    if (this.#sealFailure) throw this.#sealFailure.error;
   }
 
   /** What `JSON.stringify` writes of a vault: where it is saved, whether it is locked, its feeds and KDF; no key. */
@@ -418,6 +458,7 @@ export class Vault {
   }
 
   async #write(path: string): Promise<void> {
+    await this.sealed();
     await writeFileAtomic(path, serializeEnvelope(this.#envelope));
     this.#audit({ action: 'vault_saved', path });
   }
@@ -437,8 +478,22 @@ export class Vault {
     return state;
   }
 
+  /** Re-encrypts in the background what `state` holds now (read at once: a lock right after loses nothing). */
   #reseal(state: OpenState): void {
-    this.#envelope = seal(state, this.#envelope.kdf, this.#envelope.cipher.tagLength, this.#envelope.rotatedAt);
+    const generation = ++this.#generation;
+    const { kdf, tagLength, rotatedAt } = this.#header;
+    const done = seal(state, kdf, tagLength, rotatedAt).then(
+      (envelope) => {
+        if (generation !== this.#generation) return;
+        this.#envelope = envelope;
+        this.#sealFailure = undefined;
+      },
+      (error: unknown) => {
+        if (generation === this.#generation) this.#sealFailure = { error };
+        this.events.emit('error', error, 'sealing');
+      },
+    );
+    this.#sealing = Promise.all([this.#sealing, done]);
   }
 
   #touch(): void {
@@ -520,9 +575,9 @@ async function openEnvelope(
   path: string | undefined,
 ): Promise<{ state: OpenState; feeds: string[] }> {
   const derived = await deriveWith(password, envelope.kdf);
-  let payload: Buffer;
+  let payload: HostBytes;
   try {
-    payload = unsealEnvelope(envelope, derived, path);
+    payload = await unsealEnvelope(envelope, derived, path);
   } catch (error) {
     derived.encryptionKey.fill(0);
     derived.keyCheck.fill(0);
@@ -560,18 +615,27 @@ async function deriveWith(password: ProtectedBytes, kdf: EnvelopeKdf) {
   }
 }
 
-function seal(state: OpenState, kdf: EnvelopeKdf, tagLength: number, rotatedAt: string): VaultEnvelope {
+/**
+ * Encrypts what `state` holds into an envelope. Everything it needs is copied before it returns (the keys into the
+ * payload, the encryption key, the key check), so the state may be locked and erased while the encryption runs; the
+ * copies are zeroed when it ends.
+ */
+function seal(state: OpenState, kdf: EnvelopeKdf, tagLength: number, rotatedAt: string): Promise<VaultEnvelope> {
   const entries = [...state.keys.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const plain = entries.map(([feed, key]) => ({ feed, key: key.copy() }));
-  const payload = encodePayload(plain);
+  let payload: HostBytes;
   try {
-    return state.encryptionKey.use((encryptionKey) =>
-      sealEnvelope(payload, { encryptionKey, keyCheck: state.keyCheck, kdf, tagLength, rotatedAt }),
-    );
+    payload = encodePayload(plain);
   } finally {
-    payload.fill(0);
     for (const entry of plain) entry.key.fill(0);
   }
+  const encryptionKey = state.encryptionKey.copy();
+  const keyCheck = copyBytes(state.keyCheck);
+  return sealEnvelope(payload, { encryptionKey, keyCheck, kdf, tagLength, rotatedAt }).finally(() => {
+    payload.fill(0);
+    encryptionKey.fill(0);
+    keyCheck.fill(0);
+  });
 }
 
 function discard(state: OpenState): void {
@@ -584,7 +648,7 @@ function protectionOf(settings: VaultSettings): ProtectionOptions {
   return { obfuscate: settings.obfuscateKeys, secureErase: settings.secureErase };
 }
 
-function protect(key: Buffer, protection: ProtectionOptions): ProtectedBytes {
+function protect(key: HostBytes, protection: ProtectionOptions): ProtectedBytes {
   return new ProtectedBytes(key, protection);
 }
 
@@ -594,19 +658,15 @@ function checkPassword(password: unknown): asserts password is string {
   }
 }
 
-/** Checks one entry and returns its key as a Buffer the vault owns (a Uint8Array is taken over, not copied). */
-function checkEntry(feed: string, key: unknown): Buffer {
+/** Checks one entry and returns its key as bytes the vault owns (a Uint8Array is taken over, not copied). */
+function checkEntry(feed: string, key: unknown): HostBytes {
   if (!FEED_ID.test(feed)) {
     throw new ValidationError('vault entry', [
       { path: feed, message: 'a feed id is lower-case letters, digits, "_" or "-", starting with a letter' },
     ]);
   }
-  if (typeof key === 'string' && key.length > 0) {
-    const bytes = Buffer.alloc(Buffer.byteLength(key, 'utf8'));
-    bytes.write(key, 'utf8');
-    return bytes;
-  }
-  if (key instanceof Uint8Array && key.length > 0) return Buffer.from(key.buffer, key.byteOffset, key.length);
+  if (typeof key === 'string' && key.length > 0) return utf8Bytes(key);
+  if (key instanceof Uint8Array && key.length > 0) return hostView(key);
   throw new ValidationError('vault entry', [{ path: feed, message: 'expected a non-empty key (string or bytes)' }]);
 }
 
