@@ -56,7 +56,8 @@ export function goalText(name, value) {
  * else a bench prints is detail; every bench prints at least one of these.
  */
 export function printFigure(name, value, what) {
-  console.log(`figure ${name}: ${value.toFixed(2)} ${what}; ${goalText(name, value)} (${GOALS[name].of})`);
+  const goal = GOALS[name] ? `${goalText(name, value)} (${GOALS[name].of})` : 'no goal of the project\'s: a figure to watch';
+  console.log(`figure ${name}: ${value.toFixed(2)} ${what}; ${goal}`);
 }
 
 /** A whole number with thousands separators: 12,345. */
