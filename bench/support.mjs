@@ -148,7 +148,9 @@ export function settle() {
  * printed beside. Prints each round as it ends and returns the rounds (`[{[side]: result}]`).
  */
 export async function compare({ sides, rounds, warmUp = 1, unit, label = (side) => side }) {
-  const names = Object.keys(sides);
+  // BENCH_SIDES=ours runs one side alone (for a profiler: `node --cpu-prof`); the summary then has nothing to compare.
+  const only = process.env.BENCH_SIDES?.split(',').filter(Boolean);
+  const names = Object.keys(sides).filter((name) => !only || only.includes(name));
   for (let i = 0; i < warmUp; i += 1) {
     for (const name of names) {
       settle();
@@ -189,6 +191,7 @@ const cpuPerOp = (r) => r.cpuMs / r.ops;
  * `figure` line judged against that goal. Returns `{wall, cpu}`.
  */
 export function summarise({ rounds, side, baseline, unit, goal, title }) {
+  if (!rounds[0]?.[side] || !rounds[0]?.[baseline]) return undefined;
   const wall = median(rounds.map((r) => rateOf(r[side]) / rateOf(r[baseline])));
   const cpu = median(rounds.map((r) => cpuPerOp(r[baseline]) / cpuPerOp(r[side])));
   const ofMedians = median(rounds.map((r) => rateOf(r[side]))) / median(rounds.map((r) => rateOf(r[baseline])));
