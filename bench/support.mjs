@@ -27,7 +27,7 @@ export function setting(name, full, quick = full) {
  * The project's goals (issue 27), one place for every bench to print them from. `atLeast`: ours / baseline by wall
  * time (median of the rounds' ratios) must reach it; `atMost`: the figure must stay at or under it.
  */
-export const GOALS = {
+const GOALS = {
   'server/scan': { atLeast: 0.9, of: 'req/s, ours / a bare fastify route calling the same client.correlate' },
   'queue/rabbitmq': { atLeast: 0.9, of: 'messages/s, ours / a raw amqplib loop calling the same client.correlate' },
   'queue/kafka': { atLeast: 0.9, of: 'records/s, ours / a raw kafkajs loop calling the same client.correlate' },
@@ -42,7 +42,7 @@ export const GOALS = {
 };
 
 /** `goal >= 0.90: met` (or `not met`), for the goal named `name` and the figure `value`. */
-export function goalText(name, value) {
+function goalText(name, value) {
   const goal = GOALS[name];
   if (!goal) throw new Error(`no goal named ${name}`);
   if (goal.atLeast !== undefined) {
@@ -56,7 +56,9 @@ export function goalText(name, value) {
  * else a bench prints is detail; every bench prints at least one of these.
  */
 export function printFigure(name, value, what) {
-  const goal = GOALS[name] ? `${goalText(name, value)} (${GOALS[name].of})` : 'no goal of the project\'s: a figure to watch';
+  const goal = GOALS[name]
+    ? `${goalText(name, value)} (${GOALS[name].of})`
+    : "no goal of the project's: a figure to watch";
   console.log(`figure ${name}: ${value.toFixed(2)} ${what}; ${goal}`);
 }
 
@@ -81,12 +83,6 @@ export function orderOf(round, sides) {
 }
 
 // --- CPU time ---------------------------------------------------------------------------------------------------
-
-/** This process's CPU time (user + system) in ms. */
-export function ownCpuMs() {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1000;
-}
 
 let ticksPerSecond;
 /** Clock ticks per second of /proc/<pid>/stat (CLK_TCK, nearly always 100). */
@@ -116,22 +112,6 @@ export function processCpuMs(pid) {
   } catch {
     return Number.NaN;
   }
-}
-
-/**
- * Runs `work` and measures its wall time and the CPU time meanwhile of this process and of each process in `pids`
- * (a function, for processes started by `work`, or a list). Resolves `{value, ms, cpuMs}`: `cpuMs` sums them.
- */
-export async function measured(work, { self = true, pids = [] } = {}) {
-  const list = () => (typeof pids === 'function' ? pids() : pids);
-  const before = list().map((pid) => processCpuMs(pid));
-  const ownBefore = process.cpuUsage();
-  const started = performance.now();
-  const value = await work();
-  const ms = performance.now() - started;
-  const own = process.cpuUsage(ownBefore);
-  const others = list().reduce((sum, pid, i) => sum + (processCpuMs(pid) - (before[i] ?? 0)), 0);
-  return { value, ms, cpuMs: (self ? (own.user + own.system) / 1000 : 0) + others };
 }
 
 /** Collects garbage when node runs with --expose-gc (the bench scripts do), so one run's garbage is not the next's. */
@@ -172,7 +152,7 @@ export async function compare({ sides, rounds, warmUp = 1, unit, label = (side) 
 }
 
 /** `12,345 msg/s, 81.0 µs CPU/msg (wall 1.23 s, CPU 1,000 ms)` for one side's run. */
-export function describe(r, unit) {
+function describe(r, unit) {
   const rate = (r.ops / r.ms) * 1000;
   const cpuPerOp = (r.cpuMs * 1000) / r.ops;
   return (

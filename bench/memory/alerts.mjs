@@ -12,7 +12,8 @@ if (!gc) throw new Error('alerts.mjs needs --expose-gc');
 function alertInput(i) {
   const domain = `c2-${i.toString(36)}.bench.threatlib-test.net`;
   const indicators = [{ type: 'domain', value: domain, confidence: 60 + (i % 40) }];
-  if (i % 3 === 0) indicators.push({ type: 'ip', value: `45.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, confidence: 70 });
+  if (i % 3 === 0)
+    indicators.push({ type: 'ip', value: `45.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, confidence: 70 });
   return {
     title: `Outbound connection to a known C2 domain (${domain})`,
     severity: 'high',

@@ -273,8 +273,12 @@ function rawBatcher(producer) {
     producer
       .sendBatch({ acks: -1, topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })) })
       .then(
-        () => batch.forEach((w) => w.resolve()),
-        (error) => batch.forEach((w) => w.reject(error)),
+        () => {
+          for (const waiting of batch) waiting.resolve();
+        },
+        (error) => {
+          for (const waiting of batch) waiting.reject(error);
+        },
       )
       .finally(() => {
         sending = false;
@@ -407,7 +411,7 @@ async function main() {
   }
   console.log(
     `queue benchmark: prefetch ${PREFETCH}, ${ROUNDS} rounds (ABBA) after a warm-up of each; CPU is this process's ` +
-      '(the client does all of a side\'s work), from the first correlation to the last message handled',
+      "(the client does all of a side's work), from the first correlation to the last message handled",
   );
   if (PARTS.includes('rabbitmq')) {
     const load = workload(RABBIT_MESSAGES, 'rabbit');
@@ -419,8 +423,7 @@ async function main() {
       sides: { ours: (round) => oursRabbit(load, round), raw: (round) => rawRabbit(load, round) },
       rounds: ROUNDS,
       unit: 'msg',
-      label: (name) =>
-        name === 'ours' ? 'ours: the queue integration' : 'raw: amqplib loop, same client.correlate',
+      label: (name) => (name === 'ours' ? 'ours: the queue integration' : 'raw: amqplib loop, same client.correlate'),
     });
     summarise({ rounds, side: 'ours', baseline: 'raw', unit: 'msg', goal: 'queue/rabbitmq', title: 'RabbitMQ' });
   }
@@ -435,8 +438,7 @@ async function main() {
       sides: { ours: (round) => oursKafka(load, round), raw: (round) => rawKafka(load, round) },
       rounds: ROUNDS,
       unit: 'rec',
-      label: (name) =>
-        name === 'ours' ? 'ours: the queue integration' : 'raw: kafkajs loop, same client.correlate',
+      label: (name) => (name === 'ours' ? 'ours: the queue integration' : 'raw: kafkajs loop, same client.correlate'),
     });
     summarise({ rounds, side: 'ours', baseline: 'raw', unit: 'rec', goal: 'queue/kafka', title: 'Kafka' });
   }

@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { compare, indicatorMix, processCpuMs, QUICK, setting, summarise } from '../support.mjs';
 
-const DURATION_S = setting('BENCH_DURATION_S', 10, 1);
+const DURATION_S = setting('BENCH_DURATION_S', 10, 3);
 const WARMUP_S = setting('BENCH_WARMUP_S', 2, 1);
 const ROUNDS = setting('BENCH_ROUNDS', 6, 2);
 /** Distinct request bodies written for the load generator; each server takes them in order from the start. */
@@ -181,7 +181,7 @@ console.log(
     `${ROUNDS} rounds (ABBA); ${mix.indicators.length} bodies of the user's mix (${mix.threats.length} threats on the blocklist); ` +
     (canPin ? 'load generator on CPU 0, server on CPU 1' : 'not pinned to CPUs (taskset missing or one CPU)'),
 );
-console.log('  CPU is the server process\'s (/proc/<pid>/stat) over the measured run, per request answered');
+console.log("  CPU is the server process's (/proc/<pid>/stat) over the measured run, per request answered");
 try {
   const rounds = await compare({
     sides: { ours: () => side('ours'), bare: () => side('bare') },

@@ -14,7 +14,7 @@ import { silentLogger } from '@threatlib/core';
 import { normaliseAlert } from '@threatlib/core/integration';
 import { SIEMConnector } from '@threatlib/siem';
 import { Agent, request } from 'undici';
-import { fmt, median, orderOf, portOpen, printFigure, setting, settle } from '../support.mjs';
+import { fmt, median, mulberry32, orderOf, portOpen, printFigure, setting, settle } from '../support.mjs';
 
 const ALERTS = setting('BENCH_SIEM_ALERTS', 10_000, 500);
 const HEC_BATCH = setting('BENCH_HEC_BATCH', 500);
@@ -54,23 +54,12 @@ async function timed(work) {
   return { value, ms, cpuMs: (used.user + used.system) / 1000 };
 }
 
-/** A seeded PRNG (mulberry32), so that every run delivers the same alerts. */
-function mulberry32(seed) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * `count` alerts in the documented shape (INTERFACE.md 2.1): `severity: 'high'`, a domain indicator with its
  * confidence, and on every third alert an IP address besides it.
  */
 function documentedAlerts(count) {
-  const random = mulberry32(42);
+  const random = mulberry32(42); // the same alerts every run
   const start = Date.parse('2025-06-01T00:00:00.000Z');
   return Array.from({ length: count }, (_, i) => {
     const domain = `c2-${i.toString(36)}.bench.threatlib.net`;

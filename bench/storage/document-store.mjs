@@ -287,7 +287,8 @@ async function compare({ title, records, history, goal }) {
   console.log(
     `  ours/raw = ${ratio.toFixed(2)} by wall time, ${cpuRatio.toFixed(2)} by client CPU time (medians of the rounds' ratios); ratio of the medians ${(oursRate / rawRate).toFixed(2)}`,
   );
-  if (goal) printFigure(goal, ratio, `by wall time, client CPU ratio ${cpuRatio.toFixed(2)} (median of ${ROUNDS} rounds)`);
+  if (goal)
+    printFigure(goal, ratio, `by wall time, client CPU ratio ${cpuRatio.toFixed(2)} (median of ${ROUNDS} rounds)`);
   else console.log('  (an easier path than the default settings, printed beside: not the goal)');
 }
 

@@ -198,5 +198,9 @@ console.log('');
 console.log(
   `  ours/raw = ${ratio.toFixed(2)} by wall time, ${cpuRatio.toFixed(2)} by client CPU time (medians of the rounds' ratios); ratio of the medians ${(oursRate / rawRate).toFixed(2)}`,
 );
-printFigure('storage/search-index', ratio, `by wall time, client CPU ratio ${cpuRatio.toFixed(2)} (median of ${ROUNDS} rounds)`);
+printFigure(
+  'storage/search-index',
+  ratio,
+  `by wall time, client CPU ratio ${cpuRatio.toFixed(2)} (median of ${ROUNDS} rounds)`,
+);
 console.log(`  raw with ids / raw = ${idsRatio.toFixed(2)} (what giving each document its id costs the server)`);

@@ -179,9 +179,15 @@ if (sides.length === 2) {
   // Raw's CPU per delivery over ours: like the rate ratio, above 1 when ours costs less.
   const cpu = median(rounds.map((r) => r.raw.cpuMs / r.ours.cpuMs));
   const perDelivery = (side) => ((median(rounds.map((r) => r[side].cpuMs)) * 1000) / (EVENTS * RECEIVERS)).toFixed(1);
-  console.log(`\nmedian raw  ${median(rounds.map((r) => r.raw.rate)).toFixed(0)} deliveries/s, ${perDelivery('raw')} µs CPU/delivery`);
-  console.log(`median ours ${median(rounds.map((r) => r.ours.rate)).toFixed(0)} deliveries/s, ${perDelivery('ours')} µs CPU/delivery`);
-  console.log(`ours/raw: by wall time ${wall.toFixed(2)}, by CPU time ${cpu.toFixed(2)} (medians of ${ROUNDS} rounds' ratios)`);
+  console.log(
+    `\nmedian raw  ${median(rounds.map((r) => r.raw.rate)).toFixed(0)} deliveries/s, ${perDelivery('raw')} µs CPU/delivery`,
+  );
+  console.log(
+    `median ours ${median(rounds.map((r) => r.ours.rate)).toFixed(0)} deliveries/s, ${perDelivery('ours')} µs CPU/delivery`,
+  );
+  console.log(
+    `ours/raw: by wall time ${wall.toFixed(2)}, by CPU time ${cpu.toFixed(2)} (medians of ${ROUNDS} rounds' ratios)`,
+  );
   printFigure('webhooks', wall, `by wall time, CPU ratio ${cpu.toFixed(2)} (median of ${ROUNDS} rounds)`);
 }
 receivers.send('close');
