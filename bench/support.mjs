@@ -59,7 +59,7 @@ export function printFigure(name, value, what) {
   const goal = GOALS[name]
     ? `${goalText(name, value)} (${GOALS[name].of})`
     : "no goal of the project's: a figure to watch";
-  console.log(`figure ${name}: ${value.toFixed(2)} ${what}; ${goal}`);
+  console.log(`figure ${name}: ${value.toFixed(3)} ${what}; ${goal}`);
 }
 
 /** A whole number with thousands separators: 12,345. */

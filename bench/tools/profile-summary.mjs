@@ -1,6 +1,7 @@
 // Summarises V8 CPU profiles (`node --cpu-prof`): the functions with the most self time, each with its share of the
-// busy time (idle left out), and the busy time by package (threatlib's own packages by name, dependencies by theirs,
-// node's internals, garbage collection). Used to write where our CPU goes (README.md, "Where our CPU goes").
+// busy time (idle left out), the busy time by package (threatlib's own packages by name, dependencies by theirs,
+// node's internals, garbage collection), and threatlib's functions with the most total time (their own and that of
+// everything they call, each sample counted once per function however deep it recurses). Used to write where our CPU goes (README.md, "Where our CPU goes").
 //   node tools/profile-summary.mjs [--top N] [--ours] <file.cpuprofile | directory>...
 // --ours lists only functions in threatlib's own packages. Several profiles are added together.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -36,12 +37,17 @@ function owner(url) {
 }
 
 const self = new Map();
+const inclusive = new Map();
 const byOwner = new Map();
 let busy = 0;
 let total = 0;
 for (const file of files) {
   const profile = JSON.parse(readFileSync(file, 'utf8'));
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parents = new Map();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
+  const keyOf = ({ functionName, url, lineNumber }) =>
+    `${functionName || '(anonymous)'} ${url ? `${basename(url)}:${lineNumber + 1}` : ''} [${owner(url)}]`;
   profile.samples.forEach((id, i) => {
     const us = profile.timeDeltas[i] ?? 0;
     total += us;
@@ -52,6 +58,15 @@ for (const file of files) {
     byOwner.set(who, (byOwner.get(who) ?? 0) + us);
     const key = `${functionName || '(anonymous)'} ${url ? `${basename(url)}:${lineNumber + 1}` : ''} [${who}]`;
     self.set(key, (self.get(key) ?? 0) + us);
+    const seen = new Set();
+    for (let at = id; at !== undefined; at = parents.get(at)) {
+      const frame = nodes.get(at).callFrame;
+      if (!frame.url.includes('/packages/') && !frame.url.includes('@threatlib/')) continue;
+      const frameKey = keyOf(frame);
+      if (seen.has(frameKey)) continue;
+      seen.add(frameKey);
+      inclusive.set(frameKey, (inclusive.get(frameKey) ?? 0) + us);
+    }
   });
 }
 
@@ -64,3 +79,5 @@ for (const [who, us] of [...byOwner].sort((a, b) => b[1] - a[1]).slice(0, 15)) c
 console.log(`\ntop ${top} functions by self time${oursOnly ? " (threatlib's own packages)" : ''}:`);
 const rows = [...self].filter(([key]) => !oursOnly || key.includes('[@threatlib/')).sort((a, b) => b[1] - a[1]);
 for (const [key, us] of rows.slice(0, top)) console.log(`  ${pct(us)}  ${key}`);
+console.log(`\ntop ${top} of threatlib's functions by total time (self and callees):`);
+for (const [key, us] of [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`  ${pct(us)}  ${key}`);
