@@ -73,13 +73,17 @@ export function median(values) {
 }
 
 /**
- * The order of the sides in round `round` (from 0): two sides alternate ABBA (ours, baseline; baseline, ours; ...),
- * more sides rotate by one each round.
+ * The order of the sides in round `round` (from 0): two sides alternate ABBA (ours, baseline; baseline, ours; ...).
+ * More sides run in the reverse of the previous round's order every odd round (A B C, C B A), and each pair of rounds
+ * starts one further along (B C A, A C B, ...): within each pair of rounds every two sides run once in each order (A
+ * and B: A B B A A B, ABBA as two sides do), and each side takes each place in turn. A plain rotation (A B C, B C A,
+ * C A B) would put A before B in two rounds of three.
  */
 export function orderOf(round, sides) {
   if (sides.length === 2) return round % 2 === 0 ? [...sides] : [sides[1], sides[0]];
-  const shift = round % sides.length;
-  return [...sides.slice(shift), ...sides.slice(0, shift)];
+  const shift = Math.floor(round / 2) % sides.length;
+  const rotated = [...sides.slice(shift), ...sides.slice(0, shift)];
+  return round % 2 === 0 ? rotated : rotated.reverse();
 }
 
 // --- CPU time ---------------------------------------------------------------------------------------------------

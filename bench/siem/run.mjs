@@ -3,7 +3,7 @@
 // and to the real Elasticsearch (beside @elastic/elasticsearch's own bulk helper writing the same ECS documents).
 // Ours runs twice per round: fed the documented alerts a user writes by hand (`inputs`, validated by the connector
 // inside the timer: the goal's path) and, as an easier path printed beside, the records the client's alert path makes
-// (`records`, validated by core before the timer). The sides' order rotates each round; the figure is the median of
+// (`records`, validated by core before the timer). The sides' order alternates (ABBA for every two of them); the figure is the median of
 // the rounds' ratios, CPU time per alert printed beside.
 // See ../README.md ("siem") for what is measured and how to read it. The Elasticsearch part needs the e2e service:
 //   ./dev services up elasticsearch
@@ -187,7 +187,7 @@ const SIDE_LABELS = {
   inputs: 'inputs ',
 };
 
-/** The order of the sides in `round`: rotated each round, so that none always runs on a warmer (or busier) machine. */
+/** The order of the sides in `round` (ABBA for every two of them), so that none always runs on a warmer (or busier) machine. */
 const sidesOf = (round) => orderOf(round, SIDES);
 
 async function benchSplunk(alerts, records) {
