@@ -15,7 +15,7 @@ import { mulberry32, paceOf, startFeedEmulator } from '@threatlib/feed-emulator'
 import { MessageQueueProcessor } from '@threatlib/queue';
 import amqp from 'amqplib';
 import { Kafka, logLevel } from 'kafkajs';
-import { fmt, median, portOpen } from '../support.mjs';
+import { fmt, median, portOpen, printFigure } from '../support.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const BIN = fileURLToPath(new URL('../../packages/server/bin/threatlib.js', import.meta.url));
@@ -403,9 +403,8 @@ for (let round = 0; round < ROUNDS; round++) {
 }
 if (ratios.length > 0) {
   const ratio = median(ratios);
-  console.log(
-    `\n4 workers' wall/bound over 1 worker's (median of the rounds' ratios): ${ratio.toFixed(2)} (goal <= 1.1; below 1 means more workers were faster)`,
-  );
+  console.log('');
+  printFigure('scale/four-over-one', ratio, "(median of the rounds' ratios; below 1 means more workers were faster)");
 }
 const worst = (key, kill) =>
   Math.max(0, ...results.filter((r) => kill === undefined || !!r.kill === kill).map((r) => r[key]));
