@@ -102,7 +102,7 @@ export const JsonValue: z.ZodType<JsonValue> = z
  * webhook-handler form `{title, indicator, correlation}`; core's `AlertInputSchema` reconciles the two when the
  * alert is stored.
  */
-export const AlertCreate = AlertFieldsSchema.extend({
+const AlertCreateFields = AlertFieldsSchema.extend({
   // The size is checked before the value is walked: a 1 MiB body of tiny values costs the schema far more than a
   // serialisation does, and is refused either way.
   metadata: z
@@ -124,12 +124,20 @@ export const AlertCreate = AlertFieldsSchema.extend({
     .meta({
       description: `Any JSON object of at most ${ALERT_METADATA_MAX_BYTES} bytes as JSON, kept as given; no key may be "__proto__"`,
     }),
-}).meta({
+});
+const ALERT_CREATE_KEYS = Object.keys(AlertCreateFields.shape);
+const keysBut = (left: string) => ({ propertyNames: { enum: ALERT_CREATE_KEYS.filter((key) => key !== left) } });
+
+export const AlertCreate = AlertCreateFields.meta({
   id: 'AlertCreate',
   // The rules between fields that core's AlertInputSchema applies, stated for clients (and the fuzzer): a severity
-  // or something to derive it from, and one of the two forms, not both.
-  anyOf: [{ required: ['severity'] }, { required: ['correlation'] }, { required: ['riskScore'] }],
-  not: { required: ['indicator', 'indicators'] },
+  // or something to derive it from, and one of the two forms, not both. Stated without `not` (and without `false`
+  // schemas), which Swagger UI renders as `never`: "not both" is "every key but indicator, or every key but
+  // indicators".
+  allOf: [
+    { anyOf: [{ required: ['severity'] }, { required: ['correlation'] }, { required: ['riskScore'] }] },
+    { anyOf: [keysBut('indicator'), keysBut('indicators')] },
+  ],
 });
 
 /** A value's size as JSON in UTF-8 bytes (0 for what JSON cannot hold; the schema refuses that anyway). */

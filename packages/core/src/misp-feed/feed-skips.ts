@@ -53,18 +53,6 @@ export class SkipTally {
   }
 }
 
-// What JSON.stringify leaves raw and a line reader may split at: DEL, the C1 controls (NEL among them), U+2028/9.
-const JSON_RAW_BREAKS = /[\u007f-\u009f\u2028\u2029]/gu;
-
-/**
- * Text from a feed as evidence, a status or an error quotes it: JSON-quoted (so a control character shows as its
- * escape and cannot split a log line or drive a terminal), cut to `maxChars` characters.
- */
-export function quoteFeedText(text: string, maxChars = 100): string {
-  const cut = text.length > maxChars ? `${text.slice(0, maxChars)}…` : text;
-  return JSON.stringify(cut).replace(JSON_RAW_BREAKS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
-
 const CONTROL_OR_SEPARATOR = /[\p{Cc}\u2028\u2029]/gu;
 
 /**

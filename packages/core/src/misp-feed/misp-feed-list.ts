@@ -7,7 +7,8 @@ import { ListLoadError } from '../lists/list-load-error.js';
 import { type LocalListMatchMode, type LocalListVerdict, withoutFragment } from '../lists/local-list.js';
 import type { Logger } from '../logging/logger.js';
 import { type Clock, systemClock } from '../scheduler/clock.js';
-import { type MispFeedSkipCount, plainFeedText, quoteFeedText, SkipTally } from './feed-skips.js';
+import { quoteForDisplay } from '../text/control-characters.js';
+import { type MispFeedSkipCount, plainFeedText, SkipTally } from './feed-skips.js';
 import { MispFeedReadError, type MispFeedTransport } from './misp-feed-transport.js';
 import { type MispAttributeEvidence, type ReadMispEventResult, readMispEvent } from './read-misp-event.js';
 import { type ManifestEvent, readMispManifest } from './read-misp-manifest.js';
@@ -445,10 +446,10 @@ function describe(item: MispAttributeEvidence): string {
           .slice(0, 5)
           .map((t) => plainFeedText(t))
           .join(', ')}]`;
-  const comment = item.comment === undefined ? '' : `, comment ${quoteFeedText(item.comment, 200)}`;
+  const comment = item.comment === undefined ? '' : `, comment ${quoteForDisplay(item.comment, 200)}`;
   const correlation = item.correlates ? '' : ' (correlation disabled in MISP)';
   return (
-    `event ${event.uuid} ${quoteFeedText(event.info, 200)}${by}${on}${eventTags}: ` +
+    `event ${event.uuid} ${quoteForDisplay(event.info, 200)}${by}${on}${eventTags}: ` +
     `${plainFeedText(item.type, 60)} attribute${category}${object}${tags}${comment}${correlation}`
   );
 }

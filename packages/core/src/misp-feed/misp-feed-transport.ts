@@ -1,4 +1,5 @@
 import { isUuid } from '../stix/uuid-v5.js';
+import { quoteForDisplay } from '../text/control-characters.js';
 
 /** A file of a MISP feed read whole: its text, and the validator to send next time (HTTP `ETag`). */
 interface MispFeedFile {
@@ -55,5 +56,5 @@ export class MispFeedReadError extends Error {
 export function checkFeedFileName(name: string): string {
   if (name === 'manifest.json') return name;
   if (name.endsWith('.json') && isUuid(name.slice(0, -5))) return name;
-  throw new TypeError(`not a MISP feed file name: ${JSON.stringify(name.slice(0, 80))}`);
+  throw new TypeError(`not a MISP feed file name: ${quoteForDisplay(name, 80)}`);
 }

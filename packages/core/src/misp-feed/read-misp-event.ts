@@ -4,7 +4,8 @@ import { parseIndicator } from '../indicators/parse-indicator.js';
 import type { MatcherRule } from '../lists/indicator-matcher.js';
 import { cidrRule } from '../lists/list-entry.js';
 import { hostRule, type LocalListMatchMode } from '../lists/local-list.js';
-import { quoteFeedText, SkipTally } from './feed-skips.js';
+import { quoteForDisplay } from '../text/control-characters.js';
+import { SkipTally } from './feed-skips.js';
 import { attributeParts, defaultToIds, REFERENCE_ATTRIBUTE_TYPES } from './misp-attribute-values.js';
 import { jsonFault, secondsOf } from './read-misp-manifest.js';
 
@@ -96,7 +97,7 @@ export function readMispEvent(
   if (event === undefined) return { problem: 'the event file holds no {"Event": {...}} with a uuid' };
   if (String(event.uuid).toLowerCase() !== expectedUuid.toLowerCase()) {
     return {
-      problem: `the event file is event ${quoteFeedText(String(event.uuid), 60)}, not the one the manifest names`,
+      problem: `the event file is event ${quoteForDisplay(String(event.uuid), 60)}, not the one the manifest names`,
     };
   }
 
@@ -152,7 +153,7 @@ function readAttribute(
   const skip = (reason: string, detail?: string, type?: string) =>
     out.skips.add(
       reason,
-      { event: event.uuid, attribute: type === undefined ? where : `${where} (${quoteFeedText(type, 40)})` },
+      { event: event.uuid, attribute: type === undefined ? where : `${where} (${quoteForDisplay(type, 40)})` },
       detail,
     );
   if (attribute === undefined || typeof attribute.type !== 'string') {
@@ -171,7 +172,7 @@ function readAttribute(
   const flag =
     attribute.to_ids === undefined || attribute.to_ids === null ? defaultToIds(type) : toBoolean(attribute.to_ids);
   if (flag === undefined) {
-    skip('not a MISP attribute', `to_ids is ${quoteFeedText(String(attribute.to_ids), 20)}, not true or false`, type);
+    skip('not a MISP attribute', `to_ids is ${quoteForDisplay(String(attribute.to_ids), 20)}, not true or false`, type);
     return;
   }
   if (REFERENCE_ATTRIBUTE_TYPES.has(type)) {
@@ -192,7 +193,7 @@ function readAttribute(
   const evidence = evidenceOf(attribute, type, object, event);
   for (const part of parts) {
     const result = partRule(part.text, part.types, options.match, evidence);
-    if ('reason' in result) skip('not a valid indicator', `${quoteFeedText(part.text, 60)} ${result.reason}`, type);
+    if ('reason' in result) skip('not a valid indicator', `${quoteForDisplay(part.text, 60)} ${result.reason}`, type);
     else out.rules.push(result);
   }
 }

@@ -1,6 +1,7 @@
 import { checkJsonStructure } from '../http-server/json-structure.js';
 import { isUuid } from '../stix/uuid-v5.js';
-import { quoteFeedText, type SkipTally } from './feed-skips.js';
+import { quoteForDisplay } from '../text/control-characters.js';
+import type { SkipTally } from './feed-skips.js';
 
 /** Deepest nesting a manifest or event file may have: MISP's own go about eight levels deep. */
 const MAX_FEED_JSON_DEPTH = 64;
@@ -46,7 +47,7 @@ export function readMispManifest(
   const events: ManifestEvent[] = [];
   const seen = new Set<string>();
   for (const [key, entry] of Object.entries(json)) {
-    const shown = quoteFeedText(key, 60);
+    const shown = quoteForDisplay(key, 60);
     if (!isUuid(key)) {
       skips.add('manifest key is not a UUID', { event: shown });
       continue;
@@ -86,5 +87,5 @@ export function jsonFault(text: string): string | undefined {
   const fault = checkJsonStructure(text, MAX_FEED_JSON_DEPTH);
   if (fault === undefined) return undefined;
   if (fault.kind === 'too-deep') return `is nested deeper than ${fault.limit} levels`;
-  return `has the key ${quoteFeedText(fault.key, 60)} twice in one object`;
+  return `has the key ${quoteForDisplay(fault.key, 60)} twice in one object`;
 }

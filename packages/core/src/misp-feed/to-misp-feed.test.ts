@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ValidationError } from '../errors/validation-error.js';
+import { indicatorForOutput } from '../indicators/indicator-for-output.js';
 import { parseIndicator } from '../indicators/parse-indicator.js';
 import { exportMispFeed } from './export-misp-feed.js';
 import { loadMispFeedList } from './load-misp-feed-list.js';
@@ -189,22 +190,22 @@ describe('toMispFeed', () => {
     expect(issues).toEqual([
       {
         path: '[0].indicator',
-        message: expect.stringMatching(
-          /^not a valid ipv4: contains whitespace \(U\+000A\).*; got "198\.51\.100\.7\\n0\.0\.0\.0\/0"$/,
-        ),
+        message:
+          'Invalid indicator "198.51.100.7\\n0.0.0.0/0": contains whitespace (U+000A); an indicator is a single token',
       },
       {
         path: '[1].indicator',
-        message: expect.stringMatching(
-          /^not a valid domain: contains the control character U\+0000; got "evil\.example\.com\\u0000"$/,
-        ),
+        message: 'Invalid indicator "evil.example.com\\u0000": contains the control character U+0000',
       },
       { path: '[2].indicator', message: expect.stringMatching(/is a CIDR range/) },
-      { path: '[3].indicator', message: expect.stringMatching(/^not a valid ipv4/) },
-      { path: '[4].type', message: 'unknown indicator type "registry-key"' },
+      {
+        path: '[3].indicator',
+        message: expect.stringMatching(/^Invalid indicator "evil\.example\.com": not a valid ipv4/),
+      },
+      { path: '[4].type', message: expect.stringMatching(/^unknown indicator type "registry-key" \(expected one of /) },
       {
         path: '[5].indicators[0].value',
-        message: expect.stringMatching(/U\+2028.*got "http:\/\/a\.example\.com\/\\u2028x"$/),
+        message: expect.stringMatching(/^Invalid indicator "http:\/\/a\.example\.com\/\\u2028x": .*U\+2028/),
       },
       { path: '[5].indicators[0].confidence', message: 'confidence is 0..100; got 0.5 (did you mean 50?)' },
       { path: '[6].title', message: 'expected the alert title' },
@@ -217,6 +218,67 @@ describe('toMispFeed', () => {
       { path: '[8].startedAt', message: 'is not a date: "never"' },
       { path: '[9].confidence', message: 'confidence is 0..100; got 0.9 (did you mean 90?)' },
     ]);
+  });
+
+  it.each([
+    ['a second line', 'ipv4', '198.51.100.7\n0.0.0.0/0'],
+    ['NEL', 'domain', 'evil.example.com\u0085other.example.com'],
+    ['LINE SEPARATOR', 'domain', 'evil.example.com\u2028other.example.com'],
+    ['DEL', 'domain', 'evil.example.com\u007f'],
+    ['a value over 8 KiB', 'domain', `${'a'.repeat(9000)}.example.com`],
+    ['an octet inet_aton reads as octal', 'ipv4', '010.1.1.1'],
+    ['a URL parsers read different hosts in', 'url', 'http://evil.example.com\\@good.example.com/'],
+    ['a CIDR range', 'ipv4', '0.0.0.0/0'],
+  ])('refuses %s with the message every other export gives (indicatorForOutput)', (_name, type, value) => {
+    const expected = (() => {
+      try {
+        indicatorForOutput(type, value);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      throw new Error('indicatorForOutput took it');
+    })();
+    expect(expected).not.toMatch(/[\p{Cc}\u2028\u2029]/u);
+    for (const item of [correlation(value, type), alert({ indicators: [{ type, value, confidence: 90 }] })]) {
+      try {
+        toMispFeed([item]);
+        expect.unreachable('written');
+      } catch (error) {
+        expect((error as ValidationError).issues.map((issue) => issue.message)).toEqual([expected]);
+      }
+    }
+  });
+
+  it('escapes every line-breaking character of a value its messages quote', () => {
+    try {
+      toMispFeed([
+        alert({ severity: 'high\u2028x', timestamp: 'now\u0085' }),
+        correlation('198.51.100.7', 'ipv4\u2029', { verdict: 'bad\u007f' }),
+      ]);
+      expect.unreachable('written');
+    } catch (error) {
+      const messages = (error as ValidationError).issues.map((issue) => issue.message);
+      expect(messages).toEqual([
+        expect.stringContaining('got "high\\u2028x"'),
+        'is not a date: "now\\u0085"',
+        expect.stringMatching(/^unknown indicator type "ipv4\\u2029"/),
+        expect.stringContaining('got "bad\\u007f"'),
+      ]);
+      for (const message of messages) expect(message).not.toMatch(/[\p{Cc}\u2028\u2029]/u);
+    }
+  });
+
+  it('still takes the alias types alerts and correlations carry, writing the precise type', () => {
+    const feed = toMispFeed([
+      correlation('2001:DB8::1', 'ip'),
+      alert({ indicators: [{ type: 'hostname', value: 'Evil.Example.com' }] }),
+    ]);
+    expect(feed.events.flatMap((e) => e.Event.Attribute.map((a) => [a.type, a.value]))).toEqual(
+      expect.arrayContaining([
+        ['ip-dst', '2001:db8::1'],
+        ['domain', 'evil.example.com'],
+      ]),
+    );
   });
 
   it('refuses tags and an organisation MISP cannot hold', () => {

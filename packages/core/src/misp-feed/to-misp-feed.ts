@@ -2,14 +2,15 @@ import { createHash } from 'node:crypto';
 import type { ConfigurationIssue } from '../errors/configuration-error.js';
 import { InvalidIndicatorError } from '../errors/invalid-indicator-error.js';
 import { ValidationError } from '../errors/validation-error.js';
-import type { IndicatorType } from '../indicators/indicator.js';
-import { isIndicatorTypeName } from '../indicators/indicator-type-name.js';
+import { type IndicatorType, isIndicatorType } from '../indicators/indicator.js';
+import { indicatorForOutput } from '../indicators/indicator-for-output.js';
+import { INDICATOR_TYPE_NAMES, isIndicatorTypeName } from '../indicators/indicator-type-name.js';
 import { parseIndicator } from '../indicators/parse-indicator.js';
 import { riskScoreForConfidence, SEVERITIES, type Severity, severityForRiskScore } from '../records/severity.js';
 import type { StixCorrelationInput, StixSourceAnswer } from '../stix/to-stix-bundle.js';
 import { isUuid, uuidV5 } from '../stix/uuid-v5.js';
+import { quoteForDisplay } from '../text/control-characters.js';
 import { confidenceProblem } from '../units/confidence-scale.js';
-import { quoteFeedText } from './feed-skips.js';
 
 /**
  * The namespace of the UUIDs threatlib gives the MISP events and attributes it writes (UUIDv5, RFC 9562 section
@@ -179,8 +180,8 @@ interface BuiltEvent {
  * correlation is an event about its indicator, each alert an event of its indicators; the same correlation (by
  * indicator) or alert (by id) has the same event UUID in every export, so a MISP that fetches the feed again
  * updates the event instead of adding another. Given twice, the latest wins. Every indicator is checked where it is
- * written, as `parseIndicator(value, type)` reads it: a value with a control character, a second line, a range or
- * of another type is refused.
+ * written, by `indicatorForOutput` as every other export checks it: a value with a control character, a second line,
+ * a range, over 8 KiB or of another type is refused, with the message those exports give.
  *
  * Writes no file: `exportMispFeed` (from `@threatlib/core/misp`) writes these files into a directory; anything else
  * (an object store, an HTTP response) can take `files`.
@@ -411,9 +412,11 @@ function alertEvent(alert: MispAlertInput, path: string, issues: ConfigurationIs
 }
 
 /**
- * The value to write for an indicator: checked and normalised as `parseIndicator(value, type)` does, so that what
- * is not exactly one indicator of that type (a second line, a control character, a range) is refused here, where
- * it is written, whatever source handed it over.
+ * The value to write for an indicator: checked and normalised by `indicatorForOutput`, the check every export makes
+ * where it writes an indicator (GuardDuty TXT and STIX lists, CEF, LEEF and JSON events), so that what is not exactly
+ * one indicator of that type (a second line, a control character, a range, a value over 8 KiB) is refused here too,
+ * whatever source handed it over, with the same message. An alias type (`ip`, `hostname`, which alerts and
+ * correlations may carry) is first resolved to the precise type the value has.
  */
 function indicatorValue(
   type: unknown,
@@ -423,18 +426,21 @@ function indicatorValue(
   field: 'indicator' | 'value',
 ): { type: IndicatorType; value: string } | undefined {
   if (!isIndicatorTypeName(type)) {
-    issues.push({ path: `${path}.type`, message: `unknown indicator type ${shown(type)}` });
+    issues.push({
+      path: `${path}.type`,
+      message: `unknown indicator type ${shown(type)} (expected one of ${INDICATOR_TYPE_NAMES.join(', ')})`,
+    });
     return undefined;
   }
   try {
-    const parsed = parseIndicator(value as string, type);
+    const precise = isIndicatorType(type) ? type : parseIndicator(value as string, type).type;
+    const written = indicatorForOutput(precise, value);
     // MISP lower-cases an e-mail address when it stores it (AttributeValidationTool::modifyBeforeValidation): written
     // so, the value MISP holds and the MD5 in hashes.csv are the same.
-    return { type: parsed.type, value: parsed.type === 'email' ? parsed.value.toLowerCase() : parsed.value };
+    return { type: precise, value: precise === 'email' ? written.toLowerCase() : written };
   } catch (error) {
     if (!InvalidIndicatorError.isInstance(error)) throw error;
-    const got = typeof value === 'string' ? `; got ${quoteFeedText(value, 100)}` : '';
-    issues.push({ path: `${path}.${field}`, message: `not a valid ${type}: ${error.reason}${got}` });
+    issues.push({ path: `${path}.${field}`, message: error.message });
     return undefined;
   }
 }
@@ -487,7 +493,7 @@ function toTime(value: unknown): number | undefined {
 }
 
 function shown(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value);
+  if (typeof value === 'string') return quoteForDisplay(value, 60);
   return value === undefined
     ? 'nothing'
     : typeof value === 'object'

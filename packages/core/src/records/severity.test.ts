@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import {
   riskScoreForConfidence,
   SeveritySchema,
@@ -69,5 +70,24 @@ describe('SeveritySchema and ThreatLevelSchema', () => {
     expect(SeveritySchema.safeParse(8).error?.issues[0]?.message).toBe(
       'expected one of informational, low, medium, high, critical',
     );
+  });
+
+  it('publish a JSON Schema pattern that takes every case they take, and nothing else', () => {
+    for (const [schema, taken, refused] of [
+      [SeveritySchema, ['high', 'HIGH', 'Critical', 'iNfOrMaTiOnAl'], ['severe', 'high ', 'hig', 'highh', '']],
+      [ThreatLevelSchema, ['LOW', 'medium'], ['informational', 'lo w']],
+    ] as const) {
+      const { pattern } = z.toJSONSchema(schema, { io: 'input' }) as { pattern: string };
+      // A JSON Schema pattern is an ECMA-262 regular expression without flags.
+      const published = new RegExp(pattern, 'u');
+      for (const value of taken) {
+        expect(published.test(value), value).toBe(true);
+        expect(schema.safeParse(value).success, value).toBe(true);
+      }
+      for (const value of refused) {
+        expect(published.test(value), value).toBe(false);
+        expect(schema.safeParse(value).success, value).toBe(false);
+      }
+    }
   });
 });

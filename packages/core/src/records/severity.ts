@@ -60,11 +60,13 @@ export function severityRank(severity: Severity): number {
 
 /**
  * A zod schema for one of `values`, taken in any case and normalised to lower case (`'HIGH'` → `'high'`). Its
- * JSON Schema is a string with a case-insensitive pattern.
+ * JSON Schema is a string with a case-insensitive pattern, written with a class per letter (`^(?:[hH][iI][gG][hH]|…)$`):
+ * a JSON Schema pattern has no flags, and zod drops the `i` of a RegExp, which would publish a lower-case-only
+ * pattern that refuses the `HIGH` the schema takes.
  */
 export function caseInsensitiveEnum<const T extends readonly [string, ...string[]]>(values: T) {
   const expected = `expected one of ${values.join(', ')}`;
-  const pattern = new RegExp(`^(?:${values.join('|')})$`, 'i');
+  const pattern = new RegExp(`^(?:${values.map(anyCase).join('|')})$`);
   return z
     .string({ error: expected })
     .regex(pattern, { error: (issue) => `${expected}, got ${shownInput(issue.input)}` })
@@ -77,3 +79,14 @@ export const SeveritySchema = caseInsensitiveEnum(SEVERITIES);
 
 /** A stream event threat level, any case on input, lower case after parsing. */
 export const ThreatLevelSchema = caseInsensitiveEnum(THREAT_LEVELS);
+
+/** `high` as `[hH][iI][gG][hH]`: a pattern that matches `word` in any case without a flag. */
+function anyCase(word: string): string {
+  return [...word]
+    .map((c) =>
+      c.toLowerCase() === c.toUpperCase()
+        ? c.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&')
+        : `[${c.toLowerCase()}${c.toUpperCase()}]`,
+    )
+    .join('');
+}

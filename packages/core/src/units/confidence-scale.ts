@@ -26,8 +26,9 @@ export function confidenceProblem(value: unknown, name = 'confidence'): string |
 
 /**
  * A zod schema of a confidence on the 0..100 scale, refusing what {@link confidenceProblem} refuses with its message.
- * Its JSON Schema states the range and the refused fractions (`not: {exclusiveMinimum: 0, exclusiveMaximum: 1}`), so
- * an OpenAPI client (or fuzzer) knows them too.
+ * Its JSON Schema states the range and the refused fractions as "0, or 1 to 100" (`anyOf: [{const: 0}, {minimum: 1,
+ * maximum: 100}]`), so an OpenAPI client (or fuzzer) knows them too; it has no `not`, which Swagger UI shows as
+ * `never`.
  *
  * @example
  * ```ts
@@ -43,7 +44,7 @@ export function confidenceSchema(name = 'confidence') {
     .refine((value) => !(value > 0 && value < 1), { error })
     .meta({
       description: '0 to 100 (a percentage; a fraction between 0 and 1 is refused as a 0..1 score)',
-      not: { exclusiveMinimum: 0, exclusiveMaximum: 1 },
+      anyOf: [{ const: 0 }, { minimum: 1, maximum: 100 }],
     });
 }
 

@@ -1,4 +1,4 @@
-import { SEVERITIES } from '@threatlib/core';
+import { SEVERITIES, SeveritySchema } from '@threatlib/core';
 import { z } from 'zod';
 import * as S from '../schemas.js';
 
@@ -42,6 +42,15 @@ function components(): Record<string, JsonSchema> {
     out[id] = rest;
   }
   return out;
+}
+
+/**
+ * A severity name as the routes take it, any case: the JSON Schema of core's `SeveritySchema` (a case-insensitive
+ * pattern), so the document cannot refuse `HIGH` where the server takes it.
+ */
+function severityName(): JsonSchema {
+  const { $schema: _s, ...schema } = z.toJSONSchema(SeveritySchema, { target: 'draft-2020-12', io: 'input' });
+  return schema;
 }
 
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
@@ -147,7 +156,8 @@ export function openApiDocument(options: OpenApiOptions): Record<string, unknown
             in: 'query',
             description:
               'Only alerts at least this severe (any case): `high` lists high and critical. With `severity`, an alert must pass both',
-            schema: { type: 'string', enum: [...SEVERITIES] },
+            schema: severityName(),
+            example: 'High',
           },
           {
             name: 'severity',
@@ -158,10 +168,11 @@ export function openApiDocument(options: OpenApiOptions): Record<string, unknown
             explode: false,
             schema: {
               type: 'array',
-              items: { type: 'string', enum: [...SEVERITIES] },
+              items: severityName(),
               minItems: 1,
               maxItems: SEVERITIES.length,
             },
+            example: ['high', 'CRITICAL'],
           },
           { name: 'since', in: 'query', schema: { type: 'string', format: 'date-time' } },
         ],
