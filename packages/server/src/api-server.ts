@@ -1,11 +1,5 @@
 import rateLimit from '@fastify/rate-limit';
-import {
-  type CorrelationResult,
-  InvalidIndicatorError,
-  type ThreatClient,
-  ThreatlibError,
-  ValidationError,
-} from '@threatlib/core';
+import type { ThreatClient } from '@threatlib/core';
 import { guardConnections } from '@threatlib/core/http-server';
 import {
   configWithSecrets,
@@ -15,7 +9,6 @@ import {
   inspectView,
 } from '@threatlib/core/integration';
 import Fastify, {
-  type FastifyBaseLogger,
   type FastifyError,
   type FastifyInstance,
   type FastifyPluginAsync,
@@ -23,36 +16,43 @@ import Fastify, {
   type FastifyRequest,
   LogController,
 } from 'fastify';
-import type { z } from 'zod';
 import { type AuthFailureLimit, AuthFailureLimiter } from './auth/auth-failure-limiter.js';
-import { authenticateRoutes, authenticationHook } from './auth/authentication-hook.js';
+import { authenticateRoutes } from './auth/authentication-hook.js';
 import { Authenticator, type ServerAuthentication } from './auth/authenticator.js';
-import { registerFeedProxy } from './feed-proxy/feed-proxy-route.js';
-import { type ClientHealth, clientHealth, isReady } from './health/client-health.js';
+import { type ClientHealth, clientHealth } from './health/client-health.js';
 import { DEFAULT_HEALTH_CACHE_MS, ProbeCache } from './health/probe-cache.js';
-import { chargeBatchItems, type RequestLimiter } from './http/batch-rate-cost.js';
-import { DEFAULT_PAGE_BYTES, pageWithinBudget } from './http/budgeted-page.js';
+import type { RequestLimiter } from './http/batch-rate-cost.js';
+import { DEFAULT_PAGE_BYTES } from './http/budgeted-page.js';
 import { clientKey } from './http/client-address.js';
 import { hostRequired, problemClientErrorHandler } from './http/client-errors.js';
-import { abortedWhenClientGoes, ClientGone } from './http/client-gone.js';
+import { ClientGone } from './http/client-gone.js';
 import {
   type ConnectionOptions,
   fastifyConnectionOptions,
   resolveConnectionOptions,
 } from './http/connection-options.js';
+import { fastifyProblem, problemFor } from './http/error-problems.js';
 import { deferContinue, refuseUnknownExpectations } from './http/expect-continue.js';
 import { DEFAULT_JSON_DEPTH_LIMIT, jsonBodyParser } from './http/json-body-parser.js';
+import { refuseNonJsonPosts } from './http/json-only.js';
 import { listenError } from './http/listen-error.js';
-import { PROBLEM_TYPES, type Problem, ProblemError, validationProblem } from './http/problem.js';
+import { PROBLEM_TYPES, type Problem, ProblemError } from './http/problem.js';
+import { rateLimitedProblem } from './http/rate-limited.js';
 import { MAX_PARAM_LENGTH, routerRefusalHandler } from './http/router-refusals.js';
 import { securityHeaders } from './http/security-headers.js';
+import { serverLogger } from './http/server-logger.js';
 import { closeIfBodyUnread } from './http/unread-body.js';
-import { reportedIssues } from './http/validation-issues.js';
+import { answerUnrouted } from './http/unrouted.js';
 import { ServerMetrics } from './metrics/server-metrics.js';
-import { DOCS_CONTENT_TYPE, DOCS_CSP, docsAssets, docsPage } from './openapi/docs-page.js';
 import { openApiDocument } from './openapi/document.js';
 import { checkAPIServerOptions } from './options/api-server-options-schema.js';
-import * as S from './schemas.js';
+import { registerAlertRoutes } from './routes/alert-routes.js';
+import { registerCorrelateRoute } from './routes/correlate-route.js';
+import { registerDocsRoutes } from './routes/docs-routes.js';
+import { registerFeedRoutes } from './routes/feed-routes.js';
+import { registerProbeRoutes } from './routes/probe-routes.js';
+import { registerQuotaRoutes } from './routes/quota-routes.js';
+import { registerThreatRoutes } from './routes/threat-routes.js';
 import type { TaxiiOptions } from './taxii/taxii-options.js';
 import { TaxiiServer } from './taxii/taxii-server.js';
 
@@ -374,46 +374,11 @@ export class APIServer {
       timeWindow: this.#options.rateLimit.windowMs,
       // The plugin's own key: the client's address, IPv4-mapped IPv6 as IPv4, IPv6 per /64 (one host rotating
       // through its own /64 is still one client). It is synchronous, where a custom one costs an await per request.
-      errorResponseBuilder: (_request, context) => {
-        const problem: Problem = {
-          type: PROBLEM_TYPES.rateLimited,
-          title: 'Too many requests',
-          status: 429,
-          detail: `at most ${context.max} requests per ${Math.round(this.#options.rateLimit.windowMs / 1000)} s from one address; retry in ${Math.ceil(context.ttl / 1000)} s`,
-        };
-        return Object.assign(new ProblemError(problem), { statusCode: 429 });
-      },
+      errorResponseBuilder: rateLimitedProblem(this.#options.rateLimit.windowMs),
     });
 
     app.setErrorHandler((error: FastifyError | ProblemError, request, reply) => this.#sendError(error, request, reply));
-    const notFound = (request: FastifyRequest, reply: FastifyReply) => {
-      const url = request.url.split('?')[0] ?? '/';
-      const allowed = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].filter((method) =>
-        app.hasRoute({ method: method as 'GET', url }),
-      );
-      if (allowed.length > 0) {
-        reply.header('allow', allowed.join(', '));
-        return this.#sendProblem(reply, request, {
-          type: PROBLEM_TYPES.methodNotAllowed,
-          title: 'Method not allowed',
-          status: 405,
-          detail: `${url} answers ${allowed.join(', ')}, not ${request.method}`,
-        });
-      }
-      return this.#sendProblem(reply, request, {
-        type: PROBLEM_TYPES.notFound,
-        title: 'Not found',
-        status: 404,
-        detail: `no route ${request.method} ${url}`,
-      });
-    };
-    // Answered before fastify parses the body: an unrouted body method (QUERY, PROPFIND...) would otherwise get a
-    // 400 about its missing Content-Type instead of the 404/405 that says what is really wrong.
-    app.addHook('onRequest', (request, reply, done) => {
-      if (request.is404) notFound(request, reply);
-      else done();
-    });
-    app.setNotFoundHandler(notFound);
+    answerUnrouted(app, (reply, request, problem) => this.#sendProblem(reply, request, problem));
 
     const document = openApiDocument({
       prefixes: this.#mounted.map((m) => m.prefix),
@@ -430,63 +395,21 @@ export class APIServer {
           : []),
       ],
     });
-    // The document is open (it describes the API and holds no data), at the root and under each mount prefix.
-    const documentText = JSON.stringify(document);
-    const sendDocument = async (_request: FastifyRequest, reply: FastifyReply) =>
-      reply.type('application/json; charset=utf-8').send(documentText);
-    app.get('/openapi.json', { config: { rateLimit: false } }, sendDocument);
-    for (const { prefix } of this.#mounted) {
-      if (prefix !== '') app.get(`${prefix}/openapi.json`, { config: { rateLimit: false } }, sendDocument);
-    }
-    // The reference rendered from it by Swagger UI, whose files this server serves itself under its own CSP.
-    const docsCsp = securityHeaders(DOCS_CSP)['content-security-policy'] as string;
-    const assets = docsAssets();
-    if (!assets)
-      app.log.warn('the API reference renderer is missing (build @threatlib/server): /docs lists operations only');
-    const page = docsPage(document, { rendered: assets !== undefined });
-    app.get('/docs', { config: { rateLimit: false } }, async (_request, reply) =>
-      reply.type(DOCS_CONTENT_TYPE).header('content-security-policy', docsCsp).send(page),
-    );
-    // Rate-limited like the API (a page load is four requests): the bundle is 1.7 MB.
-    for (const [name, asset] of assets ?? []) {
-      app.get(`/docs/${name}`, async (request, reply) => {
-        reply.header('content-security-policy', docsCsp).header('etag', asset.etag);
-        // Revalidated on each load (a new version of the package serves new files at the same address).
-        reply.header('cache-control', 'no-cache');
-        if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
-        return reply.type(asset.type).send(asset.body);
-      });
-    }
-    // Probes are not rate-limited (a scraper polls); with protectProbes they take the API's credentials, and a
-    // wrong one counts toward the address's failed-authentication block as it does on the API.
+    registerDocsRoutes(app, { document, prefixes: this.#mounted.map((m) => m.prefix) });
     const [first] = this.#mounted;
-    const probes = {
-      config: { rateLimit: false as const },
-      ...(this.#options.protectProbes && first
-        ? {
-            onRequest: authenticationHook({
+    registerProbeRoutes(app, {
+      clients: this.#mounted.map((m) => m.client),
+      healthProbe: this.#healthProbe,
+      startedAt: this.#startedAt,
+      metrics: this.#metrics,
+      guard:
+        this.#options.protectProbes && first
+          ? {
               authenticator: first.authenticator,
               failures: this.#authFailures,
               refuse: (error, request, reply) => this.#sendError(error, request, reply),
-            }),
-          }
-        : {}),
-    };
-    app.get('/health', probes, async (_request, reply) => {
-      const health = await this.#health();
-      return reply.code(health.ready ? 200 : 503).send(health);
-    });
-    app.get('/metrics', probes, async (_request, reply) => {
-      // Served while any mounted client has metrics on; each client's own series only when it has.
-      if (!this.#mounted.some(({ client }) => client.config.enterprise.monitoring.metrics)) {
-        throw new ProblemError({
-          type: PROBLEM_TYPES.notFound,
-          title: 'Metrics disabled',
-          status: 404,
-          detail: 'metrics are disabled: enterprise.monitoring.metrics is false on every mounted client',
-        });
-      }
-      return reply.type(this.#metrics.registry.contentType).send(await this.#metrics.registry.metrics());
+            }
+          : undefined,
     });
 
     // The same counters as every route's limit: a batch is charged one request per indicator.
@@ -518,147 +441,17 @@ export class APIServer {
       refuse: (error, request, reply) => this.#sendError(error, request, reply),
     });
 
-    // fastify parses text/plain too; the API takes JSON only.
-    app.addHook('preValidation', (request, _reply, done) => {
-      if (
-        request.method === 'POST' &&
-        !/^application\/(?:[\w.+-]+\+)?json\b/i.test(request.headers['content-type'] ?? '')
-      ) {
-        return done(
-          new ProblemError({
-            type: PROBLEM_TYPES.unsupportedMediaType,
-            title: 'Unsupported media type',
-            status: 415,
-            // The Content-Type is not repeated: no answer quotes a request header (it may hold a secret).
-            detail:
-              request.headers['content-type'] === undefined
-                ? 'send application/json: this request has no Content-Type'
-                : 'send application/json: the Content-Type of this request is not JSON',
-          }),
-        );
-      }
-      done();
-    });
-
-    // A client that goes away stops its lookups (their feed requests aborted, their timers cleared).
-    app.post('/threats/scan', async (request, reply) => {
-      const body = parse(S.ScanRequest, request.body, 'request body');
-      return toScan(await correlate(client, body.indicator, body.type, abortedWhenClientGoes(reply.raw)));
-    });
-
-    app.post('/threats/batch', async (request, reply) => {
-      const raw = request.body as { indicators?: unknown } | undefined;
-      if (Array.isArray(raw?.indicators) && raw.indicators.length > this.#options.batchLimit) {
-        throw new ProblemError({
-          type: PROBLEM_TYPES.batchTooLarge,
-          title: 'Batch too large',
-          status: 413,
-          detail: `a batch holds at most ${this.#options.batchLimit} indicators; this one has ${raw.indicators.length}`,
-        });
-      }
-      const body = parse(S.BatchRequest, request.body, 'request body');
-      if (this.#batchLimiter) await chargeBatchItems(this.#batchLimiter, request, body.indicators.length);
-      const signal = abortedWhenClientGoes(reply.raw);
-      const results = await Promise.all(
-        body.indicators.map(async (item) => {
-          const { indicator, type } = typeof item === 'string' ? { indicator: item, type: undefined } : item;
-          try {
-            return {
-              input: indicator,
-              ok: true as const,
-              result: toScan(await correlate(client, indicator, type, signal)),
-            };
-          } catch (error) {
-            const problem = problemFor(error);
-            if (!problem) throw error;
-            return { input: indicator, ok: false as const, problem };
-          }
-        }),
-      );
-      const failed = results.filter((r) => !r.ok).length;
-      return { results, summary: { total: results.length, succeeded: results.length - failed, failed } };
-    });
-
-    app.post('/correlate', async (request, reply) => {
-      const body = parse(S.CorrelateRequest, request.body, 'request body');
-      return correlate(client, body.indicator, body.type, abortedWhenClientGoes(reply.raw));
-    });
-
-    app.get('/feeds/status', async () => ({ feeds: client.feedStatus() }));
-    registerFeedProxy(app, client);
-
-    app.get('/quotas', async () => ({ feeds: await client.quotas() }));
-
-    const alertQuery = (query: z.infer<typeof S.AlertsQuery>) => ({
-      ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
-      ...(query.minSeverity === undefined ? {} : { minSeverity: query.minSeverity }),
-      ...(query.severity === undefined ? {} : { severity: query.severity }),
-      ...(query.since === undefined ? {} : { since: new Date(query.since) }),
-    });
-    // The store filters by severity; a store written before `severity` existed ignores it, so a page is filtered
-    // here too (such a store's pages may then come short, their cursors still the store's own).
-    const listAlerts = async (query: z.infer<typeof S.AlertsQuery>, limit: number) => {
-      const page = await client.alerts.list({ ...alertQuery(query), limit });
-      const only = query.severity;
-      return only === undefined ? page : { ...page, items: page.items.filter((a) => only.includes(a.severity)) };
-    };
-    // HEAD gives GET's status and headers without building the listing: one alert is asked for, which checks the
-    // cursor and filters as GET would.
-    app.head('/alerts', async (request, reply) => {
-      const query = parse(S.AlertsQuery, request.query, 'query');
-      await listAlerts(query, 1);
-      return reply.type('application/json; charset=utf-8').send();
-    });
-    // A page holds at most alertPageBytes: it ends early, with its cursor, when the next alert would pass them.
-    app.get('/alerts', async (request, reply) => {
-      const query = parse(S.AlertsQuery, request.query, 'query');
-      const page = await pageWithinBudget(
-        (limit) => listAlerts(query, limit),
-        query.limit,
-        this.#options.alertPageBytes,
-      );
-      return reply.type('application/json; charset=utf-8').send(page);
-    });
-
-    // Stored and delivered to every started integration in the background, as client.alerts.add does.
-    app.post('/alerts', async (request, reply) => {
-      const body = parse(S.AlertCreate, request.body, 'request body');
-      const alert = await client.alerts.add(body);
-      return reply.code(201).send(alert);
-    });
-
-    // One alert with its deliveries: each integration's status, attempts and last error.
-    app.get('/alerts/:id', async (request, reply) => {
-      const { id } = parse(S.AlertIdParams, request.params, 'path');
-      const alert = await client.alerts.get(id);
-      if (!alert) {
-        throw new ProblemError({
-          type: PROBLEM_TYPES.notFound,
-          title: 'Alert not found',
-          status: 404,
-          detail: 'no alert with this id is stored (the memory store keeps the newest 10,000)',
-        });
-      }
-      return reply.type('application/json; charset=utf-8').send(alert);
-    });
+    refuseNonJsonPosts(app);
+    registerThreatRoutes(app, { client, batchLimit: this.#options.batchLimit, batchLimiter: this.#batchLimiter });
+    registerCorrelateRoute(app, client);
+    registerFeedRoutes(app, client);
+    registerQuotaRoutes(app, client);
+    registerAlertRoutes(app, { client, alertPageBytes: this.#options.alertPageBytes });
   }
 
   /** Each mounted client's health: a cache round trip and a call to each integration, so reused for a while. */
   #probeClients(): Promise<ClientHealth[]> {
     return Promise.all(this.#mounted.map(({ prefix, client }) => clientHealth(prefix, client)));
-  }
-
-  async #health() {
-    const clients = await this.#healthProbe.get();
-    const ready = clients.every(isReady);
-    const degraded = clients.some((c) => c.checked && c.health !== 'healthy');
-    return {
-      status: ready && !degraded ? ('ok' as const) : ('degraded' as const),
-      live: true,
-      ready,
-      uptimeSeconds: Math.round((Date.now() - this.#startedAt) / 1000),
-      clients,
-    };
   }
 
   #sendError(error: unknown, request: FastifyRequest, reply: FastifyReply) {
@@ -700,128 +493,5 @@ export class APIServer {
       .code(problem.status)
       .type('application/problem+json')
       .send({ ...problem, instance: request.url.split('?')[0] });
-  }
-}
-
-async function correlate(
-  client: ThreatClient,
-  indicator: string,
-  type: S.ScanType | undefined,
-  signal: AbortSignal,
-): Promise<CorrelationResult> {
-  return client.correlate(indicator, type === undefined ? { signal } : { type, signal });
-}
-
-function toScan(c: CorrelationResult): z.infer<typeof S.ScanResponse> {
-  return {
-    indicator: c.indicator,
-    type: c.type,
-    verdict: c.verdict,
-    isThreat: c.isThreat,
-    riskScore: c.riskScore,
-    confidence: c.confidence,
-    consensus: c.consensus,
-    results: c.results,
-    ...(c.warninglist ? { warninglist: c.warninglist } : {}),
-    startedAt: c.startedAt,
-    durationMs: c.durationMs,
-  };
-}
-
-function parse<T extends z.ZodType>(schema: T, value: unknown, subject: string): z.infer<T> {
-  const result = schema.safeParse(value ?? {});
-  if (result.success) return result.data;
-  throw validationProblem(subject, reportedIssues(result.error.issues));
-}
-
-/** The problem a threatlib error means, or undefined for anything else. */
-function problemFor(error: unknown): Problem | undefined {
-  if (InvalidIndicatorError.isInstance(error)) {
-    return { type: PROBLEM_TYPES.invalidIndicator, title: 'Invalid indicator', status: 400, detail: error.message };
-  }
-  if (ValidationError.isInstance(error)) {
-    return {
-      type: PROBLEM_TYPES.validation,
-      title: 'Request validation failed',
-      status: 400,
-      detail: error.message,
-      errors: [...error.issues],
-    };
-  }
-  if (ThreatlibError.isInstance(error) && error.code === 'VAULT_LOCKED') {
-    return {
-      type: PROBLEM_TYPES.vaultLocked,
-      title: 'Vault locked',
-      status: 503,
-      detail: 'the API key vault is locked',
-    };
-  }
-  return undefined;
-}
-
-/**
- * The client's logger as fastify's, when it is a pino logger (what `createLogger` makes), as a child with the
- * category "server"; undefined for a logger of another kind (a plain `{debug, info, warn, error}` object), which
- * fastify cannot use.
- */
-function serverLogger(client: ThreatClient | undefined): FastifyBaseLogger | undefined {
-  const logger = client?.logger as Partial<FastifyBaseLogger> | undefined;
-  if (
-    typeof logger?.child !== 'function' ||
-    typeof logger.fatal !== 'function' ||
-    typeof logger.trace !== 'function' ||
-    typeof logger.level !== 'string'
-  ) {
-    return undefined;
-  }
-  return logger.child({ category: 'server' }) as FastifyBaseLogger;
-}
-
-/** Fastify's own request errors (malformed JSON, body too large, wrong media type) as problems. */
-function fastifyProblem(error: FastifyError): Problem | undefined {
-  if (error instanceof ProblemError) return error.problem;
-  const withProblem = error as FastifyError & { problem?: Problem };
-  if (withProblem.problem) return withProblem.problem;
-  switch (error.code) {
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return {
-        type: PROBLEM_TYPES.malformedJson,
-        title: 'Malformed JSON',
-        status: 400,
-        detail: 'the request body is not valid JSON',
-      };
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return {
-        type: PROBLEM_TYPES.malformedJson,
-        title: 'Malformed JSON',
-        status: 400,
-        detail: 'the request body is not valid JSON',
-      };
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return { type: PROBLEM_TYPES.payloadTooLarge, title: 'Payload too large', status: 413, detail: error.message };
-    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return {
-        type: PROBLEM_TYPES.malformedRequest,
-        title: 'Malformed request',
-        status: 400,
-        detail: 'the body is not as long as its Content-Length says',
-      };
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return {
-        type: PROBLEM_TYPES.unsupportedMediaType,
-        title: 'Unsupported media type',
-        status: 415,
-        detail: 'send application/json',
-      };
-    default:
-      if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
-        return {
-          type: PROBLEM_TYPES.validation,
-          title: 'Bad request',
-          status: error.statusCode,
-          detail: error.message,
-        };
-      }
-      return undefined;
   }
 }

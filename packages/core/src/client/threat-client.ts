@@ -2,24 +2,21 @@ import type { AlertStore } from '../alerts/alert-store.js';
 import { MemoryAlertStore } from '../alerts/memory-alert-store.js';
 import type { CacheStore } from '../cache/cache-store.js';
 import { createCache } from '../cache/create-cache.js';
-import { CampaignTracker } from '../campaigns/campaign-tracker.js';
 import { Cluster } from '../cluster/cluster.js';
-import { ENVIRONMENT_OPTIONS, type Environment, processEnvironment, readEnvironment } from '../config/environment.js';
+import { ENVIRONMENT_OPTIONS, type Environment } from '../config/environment.js';
 import { type LoadConfigOptions, loadConfig } from '../config/load-config.js';
-import { mergeConfig } from '../config/merge-config.js';
-import { parseConfig, parseSecurityAndLogging } from '../config/parse-config.js';
+import { parseConfig } from '../config/parse-config.js';
 import { redactedConfig } from '../config/redacted-config.js';
 import type { ApiKeyConfig, ResolvedConfig, ThreatConfig } from '../config/schema.js';
 import { type ConfigWarning, validateConfig } from '../config/validate-config.js';
 import type { Correlation } from '../correlation/correlate.js';
-import { ConfigurationError, type ConfigurationIssue } from '../errors/configuration-error.js';
+import { ConfigurationError } from '../errors/configuration-error.js';
 import { IntegrationError } from '../errors/integration-error.js';
 import type { AuditEvent } from '../events/audit-event.js';
 import { EventBus } from '../events/event-bus.js';
 import type { ThreatEventHandler, ThreatEventName, ThreatEvents } from '../events/threat-events.js';
 import { BUILTIN_FEED_LIST } from '../feeds/builtin-feeds.js';
 import type { Feed } from '../feeds/feed.js';
-import { isBuiltinFeedId } from '../feeds/feed-ids.js';
 import { FeedRegistry } from '../feeds/feed-registry.js';
 import { createHttpClient, type HttpClient } from '../http/http-client.js';
 import type {
@@ -42,7 +39,7 @@ import type { MonitoringAlerter } from '../monitoring/monitoring-alerter.js';
 import type { OAuth2TokenSource } from '../oauth2/client-credentials.js';
 import { clientTokenSource } from '../oauth2/client-token-source.js';
 import { shownInput } from '../records/shown-input.js';
-import { type Clock, systemClock } from '../scheduler/clock.js';
+import type { Clock } from '../scheduler/clock.js';
 import { FeedScheduler } from '../scheduler/feed-scheduler.js';
 import { quotaFor } from '../scheduler/quota-for.js';
 import { QuotaLowWatch } from '../scheduler/quota-low.js';
@@ -59,14 +56,18 @@ import {
 import { type ScoutManyItem, type ScoutManyOptions, streamScouts } from '../scout/scout-many.js';
 import { checkEndpoint } from '../security/endpoint-policy.js';
 import { INSPECT_CUSTOM, type InspectFunction, type InspectOptions, inspectView } from '../security/redacted-view.js';
-import { Vault, type VaultSettings } from '../vault/vault.js';
+import { Vault } from '../vault/vault.js';
 import { VaultLockedError } from '../vault/vault-locked-error.js';
-import { type VaultOptions, vaultClientConfig, vaultSettings } from '../vault/vault-options.js';
+import { type VaultOptions, vaultClientConfig } from '../vault/vault-options.js';
 import { AddedLists, type ListSource } from './added-lists.js';
 import { ClientAlerting, type ClientAlerts } from './alerting.js';
+import { CampaignTracking } from './campaign-tracking.js';
 import type { CorrelationResult } from './correlation-result.js';
+import { integrationContext } from './integration-context.js';
 import { ClientIntegrations } from './integrations.js';
+import { clockOf, layeredConfig } from './layered-config.js';
 import { type ListStatus, listStatus } from './list-status.js';
+import { vaultInput, withVault } from './vault-factories.js';
 
 export type { CorrelationResult } from './correlation-result.js';
 
@@ -124,9 +125,6 @@ export interface IntegrationHealthReport extends IntegrationHealth {
 /** Reads a client's configuration with its secrets (set by the class, which alone sees its private fields). */
 let readConfig: (client: ThreatClient) => ResolvedConfig;
 
-/** Tags threatlib puts on an answer to say what kind of source gave it, not what the indicator is. */
-const SOURCE_KIND_TAGS: ReadonlySet<string> = new Set(['local-list', 'warninglist', 'misp-feed']);
-
 /**
  * The threatlib client: holds the validated configuration, the event bus, the integrations and the shared HTTP
  * connection pool.
@@ -173,7 +171,7 @@ export class ThreatClient {
   readonly #vault: Vault | undefined;
   readonly #alerter: MonitoringAlerter | undefined;
   readonly #oauth2: OAuth2TokenSource | undefined;
-  readonly #campaigns: CampaignTracker | undefined;
+  readonly #campaigns: CampaignTracking | undefined;
   /** What the client shares with the other clients of its cluster (`cluster.enabled`). */
   readonly #cluster: Cluster | undefined;
   #prepared: Promise<{ prefilter: Prefilter; lists: LocalSource[] }> | undefined;
@@ -242,12 +240,6 @@ export class ThreatClient {
       load: options.loadIntegrationPackage ?? importIntegrationPackage,
     });
     this.#clock = clockOf(options);
-    this.#campaigns = this.#config.campaigns.enabled
-      ? new CampaignTracker({
-          minIndicators: this.#config.campaigns.minIndicators,
-          windowMs: this.#config.campaigns.windowMs,
-        })
-      : undefined;
     const cluster = this.#config.cluster.enabled
       ? new Cluster({
           config: this.#config,
@@ -257,6 +249,7 @@ export class ThreatClient {
         })
       : undefined;
     this.#cluster = cluster;
+    this.#campaigns = CampaignTracking.of({ config: this.#config, clock: this.#clock, events: this.events, cluster });
     this.#alerting = new ClientAlerting({
       store: alertStore,
       config: this.#config,
@@ -388,41 +381,13 @@ export class ThreatClient {
     apiKeys: Readonly<Record<string, string | ApiKeyConfig | undefined>>,
     vaultOptions: VaultOptions = {},
   ): Promise<VaultClient> {
-    if (typeof apiKeys !== 'object' || apiKeys === null || Array.isArray(apiKeys)) {
-      throw new ConfigurationError([
-        {
-          path: 'apiKeys',
-          message: `expected an object of feed id -> API key, got ${apiKeys === null ? 'null' : Array.isArray(apiKeys) ? 'an array' : `a ${typeof apiKeys}`}`,
-        },
-      ]);
-    }
-    const keys: Record<string, string> = {};
-    const feedSettings: Record<string, ApiKeyConfig> = {};
-    for (const [feed, entry] of Object.entries(apiKeys)) {
-      // `{feed_otx: process.env.OTX_KEY}` with the variable unset: a feed without a key, as in `apiKeys`.
-      if (entry === undefined) continue;
-      if (typeof entry === 'string') keys[feed] = entry;
-      else if (typeof entry === 'object' && entry !== null) {
-        const { key, ...rest } = entry;
-        if (key !== undefined) keys[feed] = key;
-        if (Object.keys(rest).length > 0) feedSettings[feed] = rest;
-      } else {
-        throw new ConfigurationError([
-          {
-            path: `apiKeys.${feed}`,
-            message: `expected an API key string or an object {key, endpoint?, ...}, got ${entry === null ? 'null' : `a ${typeof entry}`}`,
-          },
-        ]);
-      }
-    }
-    const base = vaultClientConfig(vaultOptions);
-    const config: Partial<ThreatConfig> = {
-      ...base,
-      sources: base.sources ?? Object.keys(keys).filter(isBuiltinFeedId),
-      apiKeys: mergeConfig<Record<string, ApiKeyConfig>>(feedSettings, base.apiKeys),
-    };
-    return ThreatClient.#withVault(config, vaultOptions, 'vault_created', (settings) =>
-      Vault.create(password, keys, settings),
+    const { keys, config } = vaultInput(apiKeys, vaultOptions);
+    return withVault(
+      config,
+      vaultOptions,
+      'vault_created',
+      (settings) => Vault.create(password, keys, settings),
+      ThreatClient.#adopt,
     );
   }
 
@@ -435,51 +400,25 @@ export class ThreatClient {
    * @throws {VaultCorruptError} when the file is damaged or was tampered with. In both cases the file is untouched.
    */
   static async openVault(path: string, password: string, vaultOptions: VaultOptions = {}): Promise<VaultClient> {
-    return ThreatClient.#withVault(vaultClientConfig(vaultOptions), vaultOptions, 'vault_opened', (settings) =>
-      Vault.open(path, password, settings),
+    return withVault(
+      vaultClientConfig(vaultOptions),
+      vaultOptions,
+      'vault_opened',
+      (settings) => Vault.open(path, password, settings),
+      ThreatClient.#adopt,
     );
   }
 
-  static async #withVault(
-    config: Partial<ThreatConfig>,
-    vaultOptions: VaultOptions,
-    action: 'vault_created' | 'vault_opened',
-    make: (settings: VaultSettings) => Promise<Vault>,
-  ): Promise<VaultClient> {
-    const clientOptions = vaultOptions.clientOptions ?? {};
-    // The vault needs its security settings (environment included), logger and clock before the client exists,
-    // since the client's default `sources` may come from the vault; the client then shares the same ones.
-    const { security, logging } = parseSecurityAndLogging(layeredConfig(config, clientOptions).config);
-    const logger = clientOptions.logger ?? createLogger(logging);
-    const clock = clockOf(clientOptions);
-    // A logger made here and never handed to a client must not leave its transports' timers and sockets open.
-    const vault = await make(
-      vaultSettings(security, vaultOptions, { clock, logger: withCategory(logger, 'vault') }),
-    ).catch(async (error: unknown) => {
-      if (!clientOptions.logger) await closeLogger(logger);
-      throw error;
-    });
-    try {
-      const sources = config.sources ?? vault.keys().filter(isBuiltinFeedId);
-      const client = new ThreatClient({ ...config, sources } as ThreatConfig, {
-        ...clientOptions,
-        logger,
-        clock,
-        vault,
-      });
-      if (!clientOptions.logger) client.#ownLogger = logger;
-      client.#audit({
-        action,
-        at: new Date(clock.now()).toISOString(),
-        ...(vault.path ? { path: vault.path } : {}),
-        detail: { feeds: vault.keys(), kdf: vault.kdf.algorithm },
-      });
-      return { client, vault, trojan: client };
-    } catch (error) {
-      vault.lock('stop');
-      if (!clientOptions.logger) await closeLogger(logger);
-      throw error;
-    }
+  /** The client of a vault `withVault` made: it owns the logger made for the vault, and records the vault's audit. */
+  static #adopt(
+    config: ThreatConfig,
+    options: ThreatClientOptions,
+    made: { ownLogger: Logger | undefined; audit: () => AuditEvent },
+  ): ThreatClient {
+    const client = new ThreatClient(config, options);
+    if (made.ownLogger) client.#ownLogger = made.ownLogger;
+    client.#audit(made.audit());
+    return client;
   }
 
   /**
@@ -1031,38 +970,7 @@ export class ThreatClient {
     });
     // In the background: the scan does not wait for the alert to be stored or delivered.
     this.#alerting.conclude(correlation, handle);
-    this.#trackCampaigns(correlation, results);
-  }
-
-  /** Emits `campaignDetected` for each campaign the threat formed or grew (see `CampaignTracker`). */
-  #trackCampaigns(correlation: Correlation, results: ScoutResult['results']): void {
-    if (!this.#campaigns) return;
-    const flagging = results.filter((result) => result.verdict === 'malicious' || result.verdict === 'suspicious');
-    const observation = {
-      indicator: correlation.indicator,
-      at: this.#clock.now(),
-      sources: flagging.map((result) => result.feed),
-      malwareFamilies: flagging.flatMap((result) => result.malwareFamilies),
-      // A tag that only says what kind of source answered ('local-list') is shared by every entry of every list: it
-      // would make one campaign of everything a blocklist catches.
-      tags: flagging.flatMap((result) => result.tags).filter((tag) => !SOURCE_KIND_TAGS.has(tag)),
-      references: flagging.flatMap((result) => result.references),
-    };
-    const shared = this.#cluster?.campaigns;
-    if (shared && this.#cluster?.connection.up) {
-      // The cluster's campaigns, in the background; Redis failing mid-way, this client's own tracker counts it.
-      shared.observe(observation).then(
-        (campaigns) => {
-          for (const campaign of campaigns) this.events.emit('campaignDetected', campaign);
-        },
-        () => {
-          for (const campaign of this.#campaigns?.observe(observation) ?? [])
-            this.events.emit('campaignDetected', campaign);
-        },
-      );
-      return;
-    }
-    for (const campaign of this.#campaigns.observe(observation)) this.events.emit('campaignDetected', campaign);
+    this.#campaigns?.track(correlation, results);
   }
 
   /** What `JSON.stringify` writes of a client: its state, sources, integrations and redacted configuration. */
@@ -1102,30 +1010,7 @@ export class ThreatClient {
   }
 
   #contextFor(name: string): IntegrationContext {
-    const client = this;
-    const view: Omit<IntegrationContext['client'], 'config'> = {
-      get alerts() {
-        return client.alerts;
-      },
-      scout: (indicator, options) => client.scout(indicator, options),
-      correlate: (indicator, options) => client.correlate(indicator, options),
-      integration: (integrationName: string) => client.integration(integrationName),
-    };
-    // The configuration with its secrets, not enumerable: an integration that keeps its context in a public field
-    // (a plugin's `this.context = context`) shows no secret when it is logged or serialised.
-    Object.defineProperty(view, 'config', { get: () => client.#config, enumerable: false });
-    return {
-      name,
-      optionsPath: `integrations.${name}`,
-      client: view as IntegrationContext['client'],
-      logger: withCategory(this.logger, 'integration', { integration: name }),
-      events: this.events,
-      get http() {
-        return client.http;
-      },
-      ...(this.#oauth2 ? { oauth2: this.#oauth2 } : {}),
-      checkEndpoint: (url, what) => checkEndpoint(url, what, this.#config.security),
-    };
+    return integrationContext(name, { client: this, config: this.#config, events: this.events, oauth2: this.#oauth2 });
   }
 }
 
@@ -1136,21 +1021,4 @@ export class ThreatClient {
  */
 export function configWithSecrets(client: ThreatClient): ResolvedConfig {
   return readConfig(client);
-}
-
-/**
- * The configuration as the client sees it: the environment's layer under the object given. A malformed variable
- * whose option the object sets is not used: it comes back in `ignored`, for a warning, instead of being fatal.
- */
-function layeredConfig(
-  config: object,
-  options: Pick<ThreatClientOptions, 'env'>,
-): { config: ThreatConfig; ignored: ConfigurationIssue[] } {
-  const env = options.env === false ? {} : (options.env ?? processEnvironment());
-  const { layer, ignored } = readEnvironment(env, config, config);
-  return { config: mergeConfig<ThreatConfig>(layer, config), ignored };
-}
-
-function clockOf(options: Pick<ThreatClientOptions, 'clock' | 'now'>): Clock {
-  return options.clock ?? (options.now ? { ...systemClock, now: options.now } : systemClock);
 }
