@@ -3,6 +3,7 @@
 // breakers, alert deduplication, campaigns, the password kept out of every line and event, and lookups bounded when
 // Redis hangs.
 import { inspect } from 'node:util';
+import { paceOf } from '@threatlib/feed-emulator';
 import { afterEach, expect, it } from 'vitest';
 import { describeWithRedis, E2E_REDIS, uniquePrefix } from '../cache/redis-e2e.test-suite.js';
 import { ThreatClient } from '../client/threat-client.js';
@@ -101,6 +102,54 @@ describeWithRedis('what the clients of a cluster share', () => {
       await expect.poll(used, { timeout: 15_000 }).toBe(granted);
     } finally {
       await connection.close();
+    }
+  });
+
+  it("counts each request on Redis's clock: a client whose estimate of it runs 400 ms ahead lets no extra request go", async () => {
+    // A client estimates Redis's clock from a TIME round trip: on a loaded machine the reply comes late and the
+    // estimate errs by half the round trip. One whose estimate ran ahead counted its requests in slices the other
+    // clients' windows did not cover yet, and they let a full burst go on top of its own.
+    class Skewed extends ClusterConnection {
+      override now(): number {
+        return super.now() + 400;
+      }
+    }
+    const options = {
+      ...E2E_REDIS,
+      db: 0,
+      keyPrefix: uniquePrefix('skew'),
+      commandTimeout: 5000,
+      clock: systemClock,
+      logger: silentLogger,
+      onState: () => undefined,
+    };
+    const connections = [new Skewed(options), new ClusterConnection(options)];
+    await Promise.all(connections.map((c) => c.start()));
+    try {
+      const quotas = connections.map(
+        (connection) =>
+          new SharedQuota({
+            connection,
+            feed: 'feed_skew',
+            windows: { requestsPerSecond: 5, burstSize: 5 },
+            limiters: loadRateLimiter(),
+          }),
+      );
+      const grants: number[] = [];
+      const until = Date.now() + 2500;
+      await Promise.all(
+        quotas.map(async (quota) => {
+          while (Date.now() < until) {
+            if ((await quota.acquire(Date.now())).granted) grants.push(Date.now());
+            else await new Promise((resolve) => setTimeout(resolve, 10));
+          }
+        }),
+      );
+      expect(grants.length).toBeGreaterThan(4);
+      // What the feed's own bucket (5/s, burst 5) would say of requests let go at these times.
+      expect(paceOf(grants, { requestsPerSecond: 5, burst: 5 }).overQuota).toBe(0);
+    } finally {
+      await Promise.all(connections.map((c) => c.close()));
     }
   });
 

@@ -7,9 +7,22 @@ import { type QuotaSlice, quotaSlices, shareOf } from './quota-slices.js';
 
 /** What a rate-limiter-flexible limiter is to this module. */
 interface SliceLimiter {
-  consume(key: string, points?: number): Promise<{ remainingPoints: number }>;
+  /** Resolves (room) or rejects (no room) with the script's answer; rejects with an Error when Redis failed. */
+  consume(key: string, points?: number): Promise<CountedAt>;
   reward(key: string, points?: number): Promise<unknown>;
 }
+
+/**
+ * What rate-limiter-flexible reports of one `consume`: the script's two values. The second, which the library calls
+ * `msBeforeNext` (a key's time to live in its own script), is Redis's clock in ms when the request was counted.
+ */
+interface CountedAt {
+  consumedPoints: number;
+  msBeforeNext: number;
+}
+
+/** The key `consume` is given: the script counts the request in the slice that is current on Redis's clock. */
+const CURRENT_SLICE = 'now';
 
 /** The part of the `rate-limiter-flexible` module used here. */
 export interface RateLimiterModule {
@@ -26,22 +39,32 @@ export interface RateLimiterModule {
 
 /**
  * The counting step of a sliding window, given to rate-limiter-flexible as its `customIncrTtlLuaScript` (its
- * documented way to change how a key is counted): the library's own step (create the key with its expiry, add the
- * points), then the sum of this slice and the `slices` before it, which the library compares with the window's limit.
- * The slice's key ends in its index; the earlier slices' keys differ only in theirs. (A script reading keys it was not
- * given needs one Redis server, not a sharded Redis Cluster.)
+ * documented way to change how a key is counted). A request (`consume`, positive points) is counted in the slice that
+ * is current on **Redis's own clock** (`TIME`) when the script runs, never in one a client computed from its estimate
+ * of that clock: estimates taken from a round trip err by half of it (hundreds of ms on a loaded machine), and a
+ * client whose estimate runs ahead would count in slices the others' windows do not cover yet, one that stalled
+ * between reading its clock and sending the command in a slice that leaves the window early. The script returns the
+ * sum of that slice and the `slices` before it (which the library compares with the window's limit) and Redis's time
+ * in ms, from which the client knows the slice to give the point back to. A point given back (`reward`, negative
+ * points) goes to the slice its key names. The library's own step (create the key with its expiry, add the points)
+ * is kept. (A script reading keys it was not given needs one Redis server, not a sharded Redis Cluster.)
  */
-function slidingScript(slices: number): string {
-  return `redis.call('set', KEYS[1], 0, 'EX', ARGV[2], 'NX')
-redis.call('incrby', KEYS[1], ARGV[1])
-local prefix, index = string.match(KEYS[1], '^(.*):(%-?%d+)$')
-index = tonumber(index)
+function slidingScript(slice: QuotaSlice): string {
+  return `local points = tonumber(ARGV[1])
+local prefix, named = string.match(KEYS[1], '^(.*):([^:]*)$')
+local time = redis.call('TIME')
+local nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local index = math.floor(nowMs / ${slice.sliceMs})
+if points < 0 then index = tonumber(named) end
+local key = prefix .. ':' .. string.format('%d', index)
+redis.call('set', key, 0, 'EX', ARGV[2], 'NX')
+redis.call('incrby', key, points)
 local sum = 0
-for i = 0, ${slices} do
+for i = 0, ${slice.slices} do
   local v = redis.call('get', prefix .. ':' .. string.format('%d', index - i))
   if v then sum = sum + tonumber(v) end
 end
-return {sum, redis.call('pttl', KEYS[1])}`;
+return {sum, nowMs}`;
 }
 
 /** Loads rate-limiter-flexible once, on first use (it is CommonJS; its names may sit on `default`). */
@@ -148,39 +171,52 @@ export class SharedQuota implements QuotaGate {
     this.#pacer?.take(now);
     // Sharing again: the next outage's share starts drained, not with what this one left.
     this.#local = undefined;
-    const serverNow = this.#connection.now();
-    const offset = serverNow - now;
-    const taken = sliced.map(({ slice, limiter }) => {
-      const index = Math.floor(serverNow / slice.sliceMs);
-      // The limiter puts its key prefix before the slice's index.
-      return { slice, limiter, key: String(index), index };
-    });
+    const offset = this.#connection.now() - now;
     const [pause, ...outcomes] = await Promise.allSettled([
       this.#connection.run('ZSCORE pause', (redis) => redis.zScore(this.#key('pauses'), this.#feed)),
-      ...taken.map(({ limiter, key }) => limiter.consume(key)),
+      ...sliced.map(({ limiter }) => limiter.consume(CURRENT_SLICE)),
     ]);
+    // Where each window counted the request (Redis's clock then, and its slice), refused or not; none where Redis failed.
+    const taken = sliced.flatMap(({ slice, limiter }, i) => {
+      const outcome = outcomes[i];
+      const counted = outcome?.status === 'fulfilled' ? outcome.value : (outcome?.reason as CountedAt | Error);
+      if (counted === undefined || counted instanceof Error) return [];
+      const index = Math.floor(counted.msBeforeNext / slice.sliceMs);
+      return [
+        {
+          slice,
+          limiter,
+          key: String(index),
+          index,
+          countedAt: counted.msBeforeNext,
+          ok: outcome?.status === 'fulfilled',
+        },
+      ];
+    });
     const failed = outcomes.find((outcome) => outcome.status === 'rejected' && outcome.reason instanceof Error);
     if (failed || pause?.status === 'rejected') {
       this.#pacer?.giveBack();
       if (failed) this.#connection.failed(`rate limiter of ${this.#feed}`, (failed as PromiseRejectedResult).reason);
       // Redis failed mid-way: what was taken is given back (if Redis lets us), and the local share decides.
-      this.#giveBack(taken.filter((_, i) => outcomes[i]?.status === 'fulfilled'));
+      this.#giveBack(taken);
       return this.#acquireLocally(now);
     }
     const pausedUntil = pause?.status === 'fulfilled' && typeof pause.value === 'number' ? pause.value - offset : 0;
     if (pausedUntil > now) this.#pausedUntil = Math.max(this.#pausedUntil, pausedUntil);
-    const refused = taken.filter((_, i) => outcomes[i]?.status === 'rejected');
+    const refused = taken.filter(({ ok }) => !ok);
     if (refused.length > 0 || pausedUntil > now) {
       this.#pacer?.giveBack();
       // Every point taken, the refusing windows' included, goes back: a refused attempt costs no window anything.
       this.#giveBack(taken);
       if (pausedUntil > now)
         return { granted: false, at: pausedUntil, window: 'pause', limit: 'the feed asked us to wait' };
+      // The refusing slice ends (index + 1) × sliceMs on Redis's clock: that long after the count, on ours.
+      const answeredAt = this.#connection.now() - this.#connection.offsetMs;
       let at = now;
       let window: WindowName = 'second';
       let limit = '';
-      for (const { slice, index } of refused) {
-        const reopens = (index + 1) * slice.sliceMs - offset;
+      for (const { slice, index, countedAt } of refused) {
+        const reopens = answeredAt + (index + 1) * slice.sliceMs - countedAt;
         if (reopens >= at) {
           at = reopens;
           window = slice.window;
@@ -326,7 +362,7 @@ export class SharedQuota implements QuotaGate {
         // Whole seconds (the library expires keys in seconds): a slice is kept while the window still covers it.
         duration: Math.max(1, Math.ceil((slice.sliceMs * (slice.slices + 2)) / 1000)),
         keyPrefix,
-        customIncrTtlLuaScript: slidingScript(slice.slices),
+        customIncrTtlLuaScript: slidingScript(slice),
       });
       return { slice, limiter, key: (index: number) => `${keyPrefix}:${index}` };
     });
