@@ -84,10 +84,11 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
   },
   './http-server': {
     values: words`
-    SERVER_TIMEOUT_DEFAULTS guardConnections serverTimeoutOptions
+    HTTP_PROBLEM_TYPES ProblemError SERVER_TIMEOUT_DEFAULTS guardConnections problemClientErrorHandler
+    securityHeaders serverTimeoutOptions
     `,
     types: words`
-    ConnectionGuardOptions RefusedConnections ServerTimeouts
+    ClientError ConnectionGuardOptions CspDirectives Problem RefusedConnections ServerTimeouts
     `,
   },
   './integration': {
