@@ -101,14 +101,14 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
     durationProblem durationSchema indicatorForOutput inspectView isNormalisedAlert isSecretField lineSafeJson
     loadOptionalPeers normaliseAlert parseSize parseStixTimestamp prototypeKeyPath quoteForDisplay recordIssues
     redactSecrets redactText redactedView retryAfter retryDelay setOwn severityRank shownInput stixTimestamp
-    systemClock withCategory writeFileAtomic
+    systemClock webhookOutboxEntry withCategory writeFileAtomic
     `,
     types: words`
     AlertStore BreakerOptions BreakerState BreakerStatus Clock DurationBounds HttpClient HttpClientOptions
     HttpRequest HttpResponse InspectFunction InspectOptions Integration IntegrationClass IntegrationClient
     IntegrationContext IntegrationFactory IntegrationHealth IntegrationPackage JsonStructureFault
     OAuth2TokenSource OAuth2TokenSourceOptions OptionalPeerRequest PackagedIntegrationKey RetryOptions
-    ScheduleOptions SendAlertOptions TimerOptions
+    ScheduleOptions SendAlertOptions TimerOptions WebhookOutbox WebhookOutboxEntry
     `,
   },
   './lists': {

@@ -80,3 +80,4 @@ export {
   type PackagedIntegrationKey,
 } from './integration-packages.js';
 export { loadOptionalPeers, type OptionalPeerRequest } from './optional-peer.js';
+export { type WebhookOutbox, type WebhookOutboxEntry, webhookOutboxEntry } from './webhook-outbox.js';
