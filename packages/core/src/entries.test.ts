@@ -99,7 +99,7 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
     confidenceProblem confidenceSchema configWithSecrets createHttpClient createOAuth2TokenSource headerNameProblem
     headerValueProblem headersSchema suggestOption
     durationProblem durationSchema indicatorForOutput inspectView isNormalisedAlert isSecretField lineSafeJson
-    loadOptionalPeers normaliseAlert parseSize parseStixTimestamp prototypeKeyPath quoteForDisplay recordIssues
+    loadOptionalPeers normaliseAlert parseSize querySeverityRank parseStixTimestamp prototypeKeyPath quoteForDisplay recordIssues
     redactSecrets redactText redactedView retryAfter retryDelay setOwn severityRank shownInput stixTimestamp
     systemClock webhookOutboxEntry withCategory writeFileAtomic
     `,

@@ -11,6 +11,7 @@ export { AlertFieldsSchema } from '../alerts/alert.js';
 export type { AlertStore } from '../alerts/alert-store.js';
 export { normaliseAlert } from '../alerts/memory-alert-store.js';
 export { isNormalisedAlert } from '../alerts/normalised-alert.js';
+export { querySeverityRank } from '../alerts/query-severity.js';
 export { parseSize } from '../cache/size.js';
 export { configWithSecrets } from '../client/threat-client.js';
 export { suggestOption } from '../config/suggest-option.js';
