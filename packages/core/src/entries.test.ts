@@ -98,7 +98,7 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
     INTEGRATION_PACKAGES PROTOTYPE_KEYS REDACTED checkEndpoint checkJsonStructure codePointName
     confidenceProblem confidenceSchema configWithSecrets createHttpClient createOAuth2TokenSource headerNameProblem
     headerValueProblem headersSchema suggestOption
-    durationProblem durationSchema indicatorForOutput inspectView isNormalisedAlert isSecretField lineSafeJson
+    durationProblem durationSchema entraRefusal indicatorForOutput isAzureIdentityError readAzureErrorBody inspectView isNormalisedAlert isSecretField lineSafeJson
     loadOptionalPeers normaliseAlert parseSize querySeverityRank parseStixTimestamp prototypeKeyPath quoteForDisplay recordIssues
     redactSecrets redactText redactedView retryAfter retryDelay setOwn severityRank shownInput stixTimestamp
     systemClock webhookOutboxEntry withCategory writeFileAtomic

@@ -17,6 +17,7 @@ export { configWithSecrets } from '../client/threat-client.js';
 export { suggestOption } from '../config/suggest-option.js';
 export { EventBus } from '../events/event-bus.js';
 export { retryAfter } from '../feeds/feed-response.js';
+export { entraRefusal, isAzureIdentityError, readAzureErrorBody } from '../http/azure-failure.js';
 export { headerNameProblem, headersSchema, headerValueProblem } from '../http/header-fields.js';
 export {
   createHttpClient,
