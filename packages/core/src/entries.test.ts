@@ -101,10 +101,10 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
     durationProblem durationSchema entraRefusal indicatorForOutput isAzureIdentityError readAzureErrorBody inspectView isNormalisedAlert isSecretField lineSafeJson
     loadOptionalPeers normaliseAlert parseSize querySeverityRank parseStixTimestamp prototypeKeyPath quoteForDisplay recordIssues
     redactSecrets redactText redactedView retryAfter retryDelay setOwn severityRank shownInput stixTimestamp
-    systemClock webhookOutboxEntry withCategory writeFileAtomic
+    systemClock untilAborted webhookOutboxEntry withCategory writeFileAtomic
     `,
     types: words`
-    AlertStore BreakerOptions BreakerState BreakerStatus Clock DurationBounds HttpClient HttpClientOptions
+    AbortSignalLike AlertStore BreakerOptions BreakerState BreakerStatus Clock DurationBounds HttpClient HttpClientOptions
     HttpRequest HttpResponse InspectFunction InspectOptions Integration IntegrationClass IntegrationClient
     IntegrationContext IntegrationFactory IntegrationHealth IntegrationPackage JsonStructureFault
     OAuth2TokenSource OAuth2TokenSourceOptions OptionalPeerRequest PackagedIntegrationKey RetryOptions

@@ -54,6 +54,7 @@ export {
 export { type Clock, systemClock, type TimerOptions } from '../scheduler/clock.js';
 export { FeedScheduler, type ScheduleOptions } from '../scheduler/feed-scheduler.js';
 export { type RetryOptions, retryDelay } from '../scheduler/retry-policy.js';
+export { type AbortSignalLike, untilAborted } from '../scout/until-aborted.js';
 export { checkEndpoint } from '../security/endpoint-policy.js';
 export {
   INSPECT_CUSTOM,
