@@ -9,6 +9,12 @@ export default defineProject({
         find: '@threatlib/feed-emulator',
         replacement: fileURLToPath(new URL('../feed-emulator/src/index.ts', import.meta.url)),
       },
+      // The Python tools' runner, shared with the other packages' tests, from test-utils' source: core cannot depend
+      // on test-utils (it depends on core), and this part of it imports nothing from core.
+      {
+        find: '@threatlib/test-utils/python-tools',
+        replacement: fileURLToPath(new URL('../test-utils/src/python-tools/index.ts', import.meta.url)),
+      },
       // The examples import the package by name, as users do; here that is its source.
       { find: /^@threatlib\/core$/, replacement: fileURLToPath(new URL('./src/index.ts', import.meta.url)) },
     ],
