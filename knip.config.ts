@@ -39,8 +39,9 @@ const config: KnipConfig = {
       ],
       project: ['src/**/*.ts', 'bin/**/*.js', 'examples/**/*.{ts,js}'],
       // Loaded with createRequire only when e-mail monitoring alerts are configured (an optional peer dependency),
-      // which knip cannot see as an import. The Python tools' runner of test-utils is reached by an alias to its
-      // source (vitest.config.ts, tsconfig.json): a dependency on test-utils, which depends on core, would be a cycle.
+      // which knip cannot see as an import. The Python tools' runner and the rsyslog harness of test-utils are reached
+      // by an alias to their source (vitest.config.ts, tsconfig.json): a dependency on test-utils, which depends on
+      // core, would be a cycle.
       ignoreDependencies: ['nodemailer', '@threatlib/test-utils'],
     },
     'packages/server': {
