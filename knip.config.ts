@@ -39,8 +39,10 @@ const config: KnipConfig = {
       ],
       project: ['src/**/*.ts', 'bin/**/*.js', 'examples/**/*.{ts,js}'],
       // Loaded with createRequire only when e-mail monitoring alerts are configured (an optional peer dependency),
-      // which knip cannot see as an import.
-      ignoreDependencies: ['nodemailer'],
+      // which knip cannot see as an import. The Python tools' runner and the rsyslog harness of test-utils are reached
+      // by an alias to their source (vitest.config.ts, tsconfig.json): a dependency on test-utils, which depends on
+      // core, would be a cycle.
+      ignoreDependencies: ['nodemailer', '@threatlib/test-utils'],
     },
     'packages/server': {
       // The build copies Swagger UI's files for /docs out of swagger-ui-dist (scripts/copy-docs-ui.mjs).
@@ -55,8 +57,9 @@ const config: KnipConfig = {
       ignoreDependencies: ['@threatlib/siem'],
     },
     'packages/test-utils': {
-      // Private test support: each e2e service's harness is a subpath of its own (./elasticsearch, ./ferretdb, ...).
-      entry: [...packageEntries, 'src/services/{elasticsearch,ferretdb,rsyslog}.ts'],
+      // Private test support: each e2e service's harness is a subpath of its own (./elasticsearch, ./ferretdb, ...),
+      // and so are the Python tools of e2e/tools (./python-tools).
+      entry: [...packageEntries, 'src/services/{elasticsearch,ferretdb,rsyslog}.ts', 'src/python-tools/index.ts'],
       project: ['src/**/*.ts'],
     },
     e2e: {

@@ -9,6 +9,21 @@ export default defineProject({
         find: '@threatlib/feed-emulator',
         replacement: fileURLToPath(new URL('../feed-emulator/src/index.ts', import.meta.url)),
       },
+      // What core's tests share with the other packages' (the Python tools' runner, the rsyslog harness), from
+      // test-utils' source: core cannot depend on test-utils, which depends on core; what that source imports of core
+      // is core's own source here.
+      {
+        find: '@threatlib/test-utils/python-tools',
+        replacement: fileURLToPath(new URL('../test-utils/src/python-tools/index.ts', import.meta.url)),
+      },
+      {
+        find: '@threatlib/test-utils/rsyslog',
+        replacement: fileURLToPath(new URL('../test-utils/src/services/rsyslog.ts', import.meta.url)),
+      },
+      {
+        find: /^@threatlib\/core\/testing$/,
+        replacement: fileURLToPath(new URL('./src/testing/index.ts', import.meta.url)),
+      },
       // The examples import the package by name, as users do; here that is its source.
       { find: /^@threatlib\/core$/, replacement: fileURLToPath(new URL('./src/index.ts', import.meta.url)) },
     ],

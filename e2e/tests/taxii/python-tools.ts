@@ -8,54 +8,23 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { beforeAll, describe, it } from 'vitest';
+import { describeWithTools, runOasisValidators, runTool, toolScript } from '@threatlib/test-utils/python-tools';
 
-const TAXII_TOOLS = fileURLToPath(new URL('../../tools/taxii-interop.sh', import.meta.url));
-const STIX_VALIDATORS = fileURLToPath(new URL('../../tools/stix-validators.sh', import.meta.url));
-
-function run(
-  script: string,
-  args: string[],
-  input: string,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', [script, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input);
-  });
-}
+const TAXII_TOOLS = toolScript('taxii-interop.sh');
 
 /**
  * `describe` for tests that need the Python tools: skipped with a message when `THREATLIB_E2E` is unset; when it is
  * set, both tool sets are installed first (a few seconds once, then nothing) and a failed install fails the tests.
  */
 export function describeWithTaxiiTools(title: string, body: () => void): void {
-  describe(title, () => {
-    if (!process.env.THREATLIB_E2E) {
-      it.skip(
-        'needs medallion, taxii2-client and the OASIS STIX validators from PyPI (python3; set THREATLIB_E2E=1 to install them under .cache/ and run these tests)',
-      );
-      return;
-    }
-    beforeAll(async () => {
-      for (const script of [TAXII_TOOLS, STIX_VALIDATORS]) {
-        const { code, stderr } = await run(script, ['--install'], '');
-        if (code !== 0)
-          throw new Error(`THREATLIB_E2E is set but ${script} could not install its tools:\n${stderr.slice(-3000)}`);
-      }
-    }, 600_000);
-    body();
-  });
+  describeWithTools(
+    title,
+    {
+      needs: 'medallion, taxii2-client and the OASIS STIX validators',
+      scripts: [TAXII_TOOLS, toolScript('stix-validators.sh')],
+    },
+    body,
+  );
 }
 
 /** What taxii2-client did (see e2e/tools/taxii_client.py). */
@@ -77,19 +46,16 @@ export async function taxii2Client(request: {
   read?: { per_request: number };
   add?: { objects: unknown[] };
 }): Promise<TaxiiClientResult> {
-  const { code, stdout, stderr } = await run(TAXII_TOOLS, ['client'], JSON.stringify(request));
+  const { code, stdout, stderr } = await runTool(TAXII_TOOLS, ['client'], JSON.stringify(request));
   if (code !== 0) throw new Error(`taxii2-client failed (exit ${code}):\n${stderr.slice(-4000)}`);
   return JSON.parse(stdout) as TaxiiClientResult;
 }
 
 /** What stix2-validator said about a bundle (every SHOULD an error, as e2e/tools/stix_validate.py runs it). */
 export async function validateStixBundle(bundle: unknown): Promise<{ valid: boolean; errors: string[] }> {
-  const { code, stdout, stderr } = await run(STIX_VALIDATORS, [], JSON.stringify({ bundles: [bundle] }));
-  if (code !== 0) throw new Error(`e2e/tools/stix-validators.sh exited with ${code}:\n${stderr.slice(-3000)}`);
-  return (JSON.parse(stdout) as { bundles: Array<{ valid: boolean; errors: string[] }> }).bundles[0] as {
-    valid: boolean;
-    errors: string[];
-  };
+  const [verdict] = (await runOasisValidators({ bundles: [bundle] })).bundles;
+  if (!verdict) throw new Error('e2e/tools/stix-validators.sh answered no verdict for the bundle');
+  return { valid: verdict.valid, errors: verdict.errors };
 }
 
 /** A medallion server started by {@link startMedallion}. */

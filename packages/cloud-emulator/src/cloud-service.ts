@@ -1,24 +1,10 @@
-import type { IncomingHttpHeaders } from 'node:http';
+import type { EmulatorRequest, EmulatorResponse } from '@threatlib/siem-emulator';
 
-/** A request as the emulator received it. */
-export interface CloudRequest {
-  method: string;
-  /** Path without the query string, percent-decoding left to the service. */
-  path: string;
-  query: URLSearchParams;
-  headers: IncomingHttpHeaders;
-  /** The body as sent. */
-  raw: Buffer;
-  /** `raw` as UTF-8. */
-  body: string;
-}
+/** A request as the emulator received it (the SIEM emulator's `EmulatorRequest`: both serve through its plumbing). */
+export type CloudRequest = EmulatorRequest;
 
 /** An answer. Objects are sent as JSON, strings and buffers as they are. */
-export interface CloudResponse {
-  status: number;
-  headers?: Record<string, string>;
-  body?: unknown;
-}
+export type CloudResponse = EmulatorResponse;
 
 /**
  * One emulated cloud API (GuardDuty, Sentinel...). It checks a request the way the service does (authentication

@@ -1,6 +1,5 @@
-import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { listenOnLoopback, readEmulatorRequest, sendEmulatorResponse } from '@threatlib/siem-emulator';
 import type { CloudRequest, CloudResponse, CloudService } from './cloud-service.js';
 
 /** Options of {@link startEmulatorServer}. */
@@ -39,21 +38,9 @@ export async function startEmulatorServer(
 ): Promise<EmulatorServer> {
   const keep = options.keepRequests ?? 10_000;
   const requests: RecordedRequest[] = [];
-  const sockets = new Set<Socket>();
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const url = new URL(req.url ?? '/', 'http://emulator.invalid');
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const raw = Buffer.concat(chunks);
-    const request: CloudRequest = {
-      method: req.method ?? 'GET',
-      path: url.pathname,
-      query: url.searchParams,
-      headers: req.headers,
-      raw,
-      body: raw.toString('utf8'),
-    };
+    const request: CloudRequest = await readEmulatorRequest(req);
     const service = services.find((s) => s.handles(request));
     const recorded: RecordedRequest = { ...request, service: service?.service, status: undefined };
     requests.push(recorded);
@@ -70,18 +57,7 @@ export async function startEmulatorServer(
       send(res, { status: 500, body: { emulatorError: (error as Error).message } });
     });
   };
-  const server: Server = options.tls ? createHttpsServer(options.tls, listener) : createHttpServer(listener);
-  server.on(options.tls ? 'secureConnection' : 'connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  // A client that gives up mid-handshake is not the emulator's error.
-  server.on('tlsClientError', () => {});
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
+  const { port, close } = await listenOnLoopback(listener, { port: options.port, tls: options.tls });
 
   return {
     url: `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`,
@@ -93,23 +69,11 @@ export async function startEmulatorServer(
       requests.length = 0;
       for (const service of services) service.reset();
     },
-    async close() {
-      const closed = server.listening ? new Promise<void>((resolve) => server.close(() => resolve())) : undefined;
-      server.closeAllConnections?.();
-      for (const socket of sockets) socket.destroy();
-      await closed;
-    },
+    close,
   };
 }
 
+/** Answers with `response`; JSON typed as the cloud APIs type it. */
 function send(res: ServerResponse, response: CloudResponse): void {
-  if (res.headersSent || res.destroyed) return;
-  const { body } = response;
-  const isRaw = typeof body === 'string' || Buffer.isBuffer(body);
-  const payload = body === undefined ? '' : isRaw ? (body as string | Buffer) : JSON.stringify(body);
-  res.writeHead(response.status, {
-    ...(body !== undefined && !isRaw ? { 'content-type': 'application/json' } : {}),
-    ...response.headers,
-  });
-  res.end(payload);
+  sendEmulatorResponse(res, response, 'application/json');
 }

@@ -84,10 +84,11 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
   },
   './http-server': {
     values: words`
-    SERVER_TIMEOUT_DEFAULTS guardConnections serverTimeoutOptions
+    HTTP_PROBLEM_TYPES ProblemError SERVER_TIMEOUT_DEFAULTS guardConnections problemClientErrorHandler
+    securityHeaders serverTimeoutOptions
     `,
     types: words`
-    ConnectionGuardOptions RefusedConnections ServerTimeouts
+    ClientError ConnectionGuardOptions CspDirectives Problem RefusedConnections ServerTimeouts
     `,
   },
   './integration': {
@@ -97,17 +98,17 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
     INTEGRATION_PACKAGES PROTOTYPE_KEYS REDACTED checkEndpoint checkJsonStructure codePointName
     confidenceProblem confidenceSchema configWithSecrets createHttpClient createOAuth2TokenSource headerNameProblem
     headerValueProblem headersSchema suggestOption
-    durationProblem durationSchema indicatorForOutput inspectView isNormalisedAlert isSecretField lineSafeJson
-    loadOptionalPeers normaliseAlert parseSize parseStixTimestamp prototypeKeyPath quoteForDisplay recordIssues
+    durationProblem durationSchema entraRefusal indicatorForOutput isAzureIdentityError readAzureErrorBody inspectView isNormalisedAlert isSecretField lineSafeJson
+    loadOptionalPeers normaliseAlert parseSize querySeverityRank parseStixTimestamp prototypeKeyPath quoteForDisplay recordIssues
     redactSecrets redactText redactedView retryAfter retryDelay setOwn severityRank shownInput stixTimestamp
-    systemClock withCategory writeFileAtomic
+    systemClock untilAborted webhookOutboxEntry withCategory writeFileAtomic
     `,
     types: words`
-    AlertStore BreakerOptions BreakerState BreakerStatus Clock DurationBounds HttpClient HttpClientOptions
+    AbortSignalLike AlertStore BreakerOptions BreakerState BreakerStatus Clock DurationBounds HttpClient HttpClientOptions
     HttpRequest HttpResponse InspectFunction InspectOptions Integration IntegrationClass IntegrationClient
     IntegrationContext IntegrationFactory IntegrationHealth IntegrationPackage JsonStructureFault
     OAuth2TokenSource OAuth2TokenSourceOptions OptionalPeerRequest PackagedIntegrationKey RetryOptions
-    ScheduleOptions SendAlertOptions TimerOptions
+    ScheduleOptions SendAlertOptions TimerOptions WebhookOutbox WebhookOutboxEntry
     `,
   },
   './lists': {

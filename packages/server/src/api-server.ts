@@ -1,6 +1,6 @@
 import rateLimit from '@fastify/rate-limit';
 import type { ThreatClient } from '@threatlib/core';
-import { guardConnections } from '@threatlib/core/http-server';
+import { guardConnections, problemClientErrorHandler, securityHeaders } from '@threatlib/core/http-server';
 import {
   configWithSecrets,
   INSPECT_CUSTOM,
@@ -24,7 +24,6 @@ import { DEFAULT_HEALTH_CACHE_MS, ProbeCache } from './health/probe-cache.js';
 import type { RequestLimiter } from './http/batch-rate-cost.js';
 import { DEFAULT_PAGE_BYTES } from './http/budgeted-page.js';
 import { clientKey } from './http/client-address.js';
-import { hostRequired, problemClientErrorHandler } from './http/client-errors.js';
 import { ClientGone } from './http/client-gone.js';
 import {
   type ConnectionOptions,
@@ -33,13 +32,13 @@ import {
 } from './http/connection-options.js';
 import { fastifyProblem, problemFor } from './http/error-problems.js';
 import { deferContinue, refuseUnknownExpectations } from './http/expect-continue.js';
+import { hostRequired } from './http/host-required.js';
 import { DEFAULT_JSON_DEPTH_LIMIT, jsonBodyParser } from './http/json-body-parser.js';
 import { refuseNonJsonPosts } from './http/json-only.js';
 import { listenError } from './http/listen-error.js';
 import { PROBLEM_TYPES, type Problem, ProblemError } from './http/problem.js';
 import { rateLimitedProblem } from './http/rate-limited.js';
 import { MAX_PARAM_LENGTH, routerRefusalHandler } from './http/router-refusals.js';
-import { securityHeaders } from './http/security-headers.js';
 import { serverLogger } from './http/server-logger.js';
 import { closeIfBodyUnread } from './http/unread-body.js';
 import { answerUnrouted } from './http/unrouted.js';

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
-import type { EmulatorRequest, EmulatorResponse, VendorEmulator, VendorName } from './vendor.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { EmulatorRequest } from './emulator-http.js';
+import { listenOnLoopback, readEmulatorRequest, sendEmulatorResponse as send } from './emulator-http.js';
+import type { VendorEmulator, VendorName } from './vendor.js';
 
 /** The test certificate authority that signed the emulator's certificate (for `localhost`, `127.0.0.1`, `::1`). */
 export const TEST_CA: string = readFileSync(new URL('../certs/ca.pem', import.meta.url), 'utf8');
@@ -65,24 +65,11 @@ export async function startEmulatorServer(
   const keep = options.keepRequests ?? 10_000;
   const requests: RecordedRequest[] = [];
   const faults: { fault: Fault; vendor: VendorName | undefined }[] = [];
-  const sockets = new Set<Socket>();
   const hanging = new Set<ServerResponse>();
   let hung = 0;
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const url = new URL(req.url ?? '/', 'http://emulator.invalid');
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const raw = Buffer.concat(chunks);
-    const request: EmulatorRequest = {
-      method: req.method ?? 'GET',
-      path: url.pathname,
-      query: url.searchParams,
-      headers: req.headers,
-      raw,
-      body: raw.toString('utf8'),
-      receivedAt: Date.now(),
-    };
+    const request = await readEmulatorRequest(req);
     const vendor = vendors.find((v) => v.handles(request));
     const recorded: RecordedRequest = { ...request, vendor: vendor?.vendor, status: undefined };
     requests.push(recorded);
@@ -129,18 +116,7 @@ export async function startEmulatorServer(
             key: readFileSync(new URL('../certs/server-key.pem', import.meta.url), 'utf8'),
             cert: readFileSync(new URL('../certs/server.pem', import.meta.url), 'utf8'),
           };
-  const server: Server = tls ? createHttpsServer(tls, listener) : createHttpServer(listener);
-  server.on(tls ? 'secureConnection' : 'connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  // A client that gives up mid-handshake is not the emulator's error.
-  server.on('tlsClientError', () => {});
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
+  const { port, close } = await listenOnLoopback(listener, { port: options.port, tls });
   const protocol = tls ? 'https' : 'http';
 
   return {
@@ -165,22 +141,7 @@ export async function startEmulatorServer(
     },
     async close() {
       for (const res of hanging) res.destroy();
-      const closed = server.listening ? new Promise<void>((resolve) => server.close(() => resolve())) : undefined;
-      server.closeAllConnections?.();
-      for (const socket of sockets) socket.destroy();
-      await closed;
+      await close();
     },
   };
-}
-
-function send(res: ServerResponse, response: EmulatorResponse): void {
-  if (res.headersSent || res.destroyed) return;
-  const { body } = response;
-  const isRaw = typeof body === 'string' || Buffer.isBuffer(body);
-  const payload = body === undefined ? '' : isRaw ? (body as string | Buffer) : JSON.stringify(body);
-  res.writeHead(response.status, {
-    ...(body !== undefined && !isRaw ? { 'content-type': 'application/json; charset=UTF-8' } : {}),
-    ...response.headers,
-  });
-  res.end(payload);
 }

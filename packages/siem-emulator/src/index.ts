@@ -7,6 +7,12 @@ export {
   TEST_CA,
 } from './emulator.js';
 export {
+  type LoopbackServer,
+  listenOnLoopback,
+  readEmulatorRequest,
+  sendEmulatorResponse,
+} from './emulator-http.js';
+export {
   type EmulatedVendors,
   type RunningSiemEmulator,
   type StartSiemEmulatorOptions,

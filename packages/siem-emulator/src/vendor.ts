@@ -1,29 +1,9 @@
-import type { IncomingHttpHeaders } from 'node:http';
+import type { EmulatorRequest, EmulatorResponse } from './emulator-http.js';
+
+export type { EmulatorRequest, EmulatorResponse } from './emulator-http.js';
 
 /** The vendors the emulator serves. */
 export type VendorName = 'splunk' | 'qradar' | 'kibana' | 'sentinel' | 'chronicle';
-
-/** A request as the emulator received it. */
-export interface EmulatorRequest {
-  method: string;
-  /** Path without the query string. */
-  path: string;
-  query: URLSearchParams;
-  headers: IncomingHttpHeaders;
-  /** The body as sent (after nothing: a vendor that accepts gzip decodes it itself). */
-  raw: Buffer;
-  /** `raw` as UTF-8. */
-  body: string;
-  /** Epoch ms when it arrived. */
-  receivedAt: number;
-}
-
-/** An answer. Objects are sent as JSON, strings and buffers as they are. */
-export interface EmulatorResponse {
-  status: number;
-  headers?: Record<string, string>;
-  body?: unknown;
-}
 
 /**
  * One emulated vendor API. It checks a request the way the vendor does (authentication first, then headers, then

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { thrownFailure } from './sentinel-failure.js';
+import { answerFailure, thrownFailure } from './sentinel-failure.js';
 
 describe('thrownFailure: a Sentinel call that got no answer', () => {
   it('names a certificate not valid yet, not retried', () => {
@@ -18,5 +18,30 @@ describe('thrownFailure: a Sentinel call that got no answer', () => {
   it('keeps the words it had: connection refused', () => {
     const error = thrownFailure('CreateIndicator', Object.assign(new Error('x'), { code: 'ECONNREFUSED' }), []);
     expect(error.message).toContain('connection refused (ECONNREFUSED)');
+  });
+});
+
+describe('answerFailure: a Sentinel call answered with an error', () => {
+  it("names Azure's code and message, and the innermost inner error's, as the SIEM connector does", () => {
+    const body = JSON.stringify({
+      error: {
+        code: 'BadRequest',
+        message: 'The request is invalid.',
+        innererror: { code: 'InvalidPattern', message: "pattern: unexpected token ']' at 41" },
+      },
+    });
+    const error = answerFailure('UploadStixObjects', 400, body, []);
+    expect(error.message).toBe(
+      "Sentinel threat-intelligence upload (threat-intelligence-stix-objects:upload) failed: BadRequest (HTTP 400): The request is invalid.: pattern: unexpected token ']' at 41",
+    );
+    expect(error.serviceCode).toBe('BadRequest');
+    expect(error.isRetryable).toBe(false);
+  });
+
+  it("reads the upload API's {statusCode, message}, retried when throttled, never quoting a secret", () => {
+    const body = '{"statusCode":429,"message":"Rate limit is exceeded for key s3cret-key."}';
+    const error = answerFailure('UploadStixObjects', 429, body, ['s3cret-key']);
+    expect(error.message).toContain('(HTTP 429): Rate limit is exceeded for key [REDACTED].');
+    expect(error.isRetryable).toBe(true);
   });
 });

@@ -1,15 +1,18 @@
 // How a failed Sentinel call becomes a CloudError that says which call failed and why. Sources:
-// - Entra ID's errors, quoted by @azure/identity as `AADSTS<code>: <description>` (7000215 invalid client secret,
-//   700016 unknown application, 90002 unknown tenant...):
-//   https://learn.microsoft.com/en-us/entra/identity-platform/reference-error-codes and
-//   https://aka.ms/azsdk/js/identity/troubleshoot
+// - Entra ID's errors (`AADSTS<code>: <description>`) and Azure's error bodies, read by core's `entraRefusal` and
+//   `readAzureErrorBody` (`@threatlib/core/integration`), which say where each is documented
 // - RestError (statusCode, code, response with bodyAsText and headers; `REQUEST_SEND_ERROR` when no answer came):
 //   https://learn.microsoft.com/en-us/javascript/api/@azure/core-rest-pipeline/resterror
-// - ARM's error body `{"error": {"code", "message"}}`:
-//   https://learn.microsoft.com/en-us/azure/azure-resource-manager/troubleshooting/common-deployment-errors
-// - The upload API's error answers (`{"statusCode", "message"}` for 429) and `errors` list:
+// - The upload API's `errors` list:
 //   https://learn.microsoft.com/en-us/azure/sentinel/stix-objects-api
-import { CERTIFICATE_FAILURE_WORDS, NETWORK_FAILURE_WORDS, networkFailureCode } from '@threatlib/core/integration';
+import {
+  CERTIFICATE_FAILURE_WORDS,
+  entraRefusal,
+  isAzureIdentityError,
+  NETWORK_FAILURE_WORDS,
+  networkFailureCode,
+  readAzureErrorBody,
+} from '@threatlib/core/integration';
 import { CloudError } from '../errors/cloud-error.js';
 
 /** The calls a {@link CloudError} from here names. */
@@ -37,8 +40,8 @@ export function answerFailure(
   body: string | null | undefined,
   secrets: readonly string[],
 ): CloudError {
-  const { code, message } = readBody(body);
-  const reason = message ?? (body ? firstLine(body) : `HTTP ${status}`);
+  const { code, message } = readAzureErrorBody(body);
+  const reason = message ? firstLine(message) : body ? firstLine(body) : `HTTP ${status}`;
   const text = `${CALLS[operation]} failed: ${code ? `${code} ` : ''}(HTTP ${status}): ${reason}`;
   return new CloudError('sentinel', operation, scrub(text, secrets), {
     ...(code === undefined ? {} : { serviceCode: code }),
@@ -56,15 +59,15 @@ export function thrownFailure(operation: SentinelOperation, error: unknown, secr
   if (CloudError.isInstance(error)) return error;
   const e = (typeof error === 'object' && error !== null ? error : {}) as ThrownFields;
   const message = typeof e.message === 'string' && e.message !== '' ? e.message : String(error);
-  const aadsts = /AADSTS(\d+):[^\r\n]*?(?=\s+Trace ID:|\r|\n|$)/.exec(message);
-  if (aadsts || isIdentityError(e)) {
-    const reason = aadsts ? aadsts[0].trim() : firstLine(message);
+  const aadsts = entraRefusal(message);
+  if (aadsts || isAzureIdentityError(e)) {
+    const reason = aadsts ? aadsts.reason : firstLine(message);
     return new CloudError(
       'entra',
       'GetToken',
       scrub(`${CALLS[operation]} failed: Entra ID refused the token request: ${reason}`, secrets),
       {
-        ...(aadsts ? { serviceCode: `AADSTS${aadsts[1]}` } : {}),
+        ...(aadsts ? { serviceCode: aadsts.code } : {}),
         // An unknown tenant, application or secret stays wrong; only Entra being busy or unreachable is worth a retry.
         isRetryable: !aadsts && networkFailureCode(e, message) !== undefined,
       },
@@ -100,26 +103,6 @@ export function thrownFailure(operation: SentinelOperation, error: unknown, secr
     ),
     { isRetryable: false },
   );
-}
-
-function isIdentityError(e: ThrownFields): boolean {
-  return ['AuthenticationError', 'AuthenticationRequiredError', 'CredentialUnavailableError'].includes(
-    typeof e.name === 'string' ? e.name : '',
-  );
-}
-
-/** The error code and message of an Azure error body: ARM's `{error: {code, message}}` or `{statusCode, message}`. */
-function readBody(text: string | null | undefined): { code?: string; message?: string } {
-  try {
-    const body = JSON.parse(text ?? '') as { error?: unknown; message?: unknown; code?: unknown };
-    const inner =
-      typeof body.error === 'object' && body.error !== null ? (body.error as Record<string, unknown>) : body;
-    const code = typeof inner.code === 'string' ? inner.code : undefined;
-    const message = typeof inner.message === 'string' ? firstLine(inner.message) : undefined;
-    return { ...(code === undefined ? {} : { code }), ...(message === undefined ? {} : { message }) };
-  } catch {
-    return {};
-  }
 }
 
 function firstLine(text: string): string {

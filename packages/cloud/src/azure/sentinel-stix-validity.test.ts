@@ -3,56 +3,16 @@
 // agrees with the OASIS stix2-patterns validator, so the emulator neither lets through what Sentinel's STIX parser
 // would refuse nor refuses what it takes. The validators come from e2e/tools/stix-validators.sh (PyPI, pinned, under
 // .cache/): skipped when THREATLIB_E2E is unset, failing when it is set and they cannot run.
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { checkStixPattern } from '@threatlib/cloud-emulator';
 import { parseIndicator, THREATLIB_STIX_IDENTITY, toStixBundle, toStixPattern } from '@threatlib/core';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describeWithOasisValidators, runOasisValidators } from '@threatlib/test-utils/python-tools';
+import { expect, it } from 'vitest';
 import { type SentinelIndicator, SentinelIndicatorSchema, toStixIndicatorObject } from './sentinel-indicator.js';
-
-const SCRIPT = fileURLToPath(new URL('../../../../e2e/tools/stix-validators.sh', import.meta.url));
-
-function validators(args: string[], input: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', [SCRIPT, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input);
-  });
-}
-
-async function validate(request: { patterns?: string[]; bundles?: unknown[] }) {
-  const { code, stdout, stderr } = await validators([], JSON.stringify(request));
-  if (code !== 0) throw new Error(`stix-validators.sh exited with ${code}: ${stderr.slice(-2000)}`);
-  return JSON.parse(stdout) as {
-    patterns: Array<{ pattern: string; errors: string[] }>;
-    bundles: Array<{ valid: boolean; errors: string[]; warnings: string[] }>;
-  };
-}
 
 const objectOf = (input: SentinelIndicator) =>
   toStixIndicatorObject(SentinelIndicatorSchema.parse(input), new Date('2026-03-01T12:00:00.000Z'));
 
-const enabled = Boolean(process.env.THREATLIB_E2E);
-
-describe('the STIX that CloudSiemIntegration sends, checked by the OASIS validators', () => {
-  if (!enabled) {
-    it.skip('needs the OASIS STIX validators (set THREATLIB_E2E=1 to install them under .cache/ and run these tests)');
-    return;
-  }
-  beforeAll(async () => {
-    const { code, stderr } = await validators(['--install'], '');
-    if (code !== 0) throw new Error(`THREATLIB_E2E is set but the OASIS validators could not be installed: ${stderr}`);
-  }, 600_000);
-
+describeWithOasisValidators('the STIX that CloudSiemIntegration sends, checked by the OASIS validators', () => {
   it('createIndicator objects and concluded threats are valid STIX 2.1 with no warning', async () => {
     const hostile = parseIndicator("http://evil.com/it's\\here?q=']", 'url');
     const objects = [
@@ -79,7 +39,7 @@ describe('the STIX that CloudSiemIntegration sends, checked by the OASIS validat
       id: 'bundle--6f1d1a8e-3f43-4b8e-9d35-0b8b6c6b1f61',
       objects: [THREATLIB_STIX_IDENTITY, ...objects],
     };
-    const [verdict] = (await validate({ bundles: [bundle] })).bundles;
+    const [verdict] = (await runOasisValidators({ bundles: [bundle] })).bundles;
     expect(verdict).toEqual({ valid: true, errors: [], warnings: [] });
   }, 120_000);
 
@@ -100,7 +60,7 @@ describe('the STIX that CloudSiemIntegration sends, checked by the OASIS validat
       '[ipv4-addr:value = 1.2.3.4]',
       "[file:hashes.SHA-256 = 'x']",
     ];
-    const oasis = (await validate({ patterns })).patterns;
+    const oasis = (await runOasisValidators({ patterns })).patterns;
     const emulator = patterns.map((pattern) => {
       try {
         checkStixPattern(pattern);

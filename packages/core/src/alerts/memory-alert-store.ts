@@ -2,12 +2,13 @@ import { z } from 'zod';
 import { ValidationError } from '../errors/validation-error.js';
 import type { Logger } from '../logging/logger.js';
 import { parseRecord } from '../records/parse-record.js';
-import { SEVERITIES, severityRank } from '../records/severity.js';
+import { severityRank } from '../records/severity.js';
 import { type Alert, type AlertInput, AlertInputSchema } from './alert.js';
 import { type AlertDelivery, AlertDeliverySchema } from './alert-delivery.js';
 import type { AlertPage, AlertQuery, AlertStore } from './alert-store.js';
 import { AlertDropLog, type MemoryAlertLimits, memoryAlertLimits, weighAlert } from './memory-alert-limits.js';
 import { sealNormalisedAlert } from './normalised-alert.js';
+import { querySeverityRank } from './query-severity.js';
 
 const MAX_PAGE = 500;
 
@@ -160,9 +161,11 @@ export class MemoryAlertStore implements AlertStore {
     const limit = Math.min(Math.max(Math.trunc(query.limit ?? 50), 1), MAX_PAGE);
     const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
     const since = query.since?.getTime();
-    const minRank = query.minSeverity === undefined ? undefined : rankOf(query.minSeverity);
+    const minRank = query.minSeverity === undefined ? undefined : querySeverityRank(query.minSeverity);
     const ranks =
-      query.severity === undefined ? undefined : new Set(severityList(query.severity).map((one) => rankOf(one)));
+      query.severity === undefined
+        ? undefined
+        : new Set(severityList(query.severity).map((one) => querySeverityRank(one)));
     const matches = this.#entries
       .filter(keep)
       .filter((e) => after === undefined || e.time < after.time || (e.time === after.time && e.seq < after.seq))
@@ -245,20 +248,10 @@ function jsonCopy(value: unknown): unknown {
   }
 }
 
-function rankOf(severity: unknown, path = 'minSeverity'): number {
-  const rank = typeof severity === 'string' ? SEVERITIES.indexOf(severity.toLowerCase() as never) : -1;
-  if (rank < 0) {
-    throw new ValidationError('alert query', [
-      { path, message: `expected one of ${SEVERITIES.join(', ')}, got ${JSON.stringify(severity)}` },
-    ]);
-  }
-  return rank;
-}
-
 /** `severity` of a query as a list (one name or several), each checked. */
 function severityList(severity: unknown): unknown[] {
   const list = Array.isArray(severity) ? severity : [severity];
-  for (const one of list) rankOf(one, 'severity');
+  for (const one of list) querySeverityRank(one, 'severity');
   return list;
 }
 

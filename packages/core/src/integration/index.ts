@@ -11,11 +11,13 @@ export { AlertFieldsSchema } from '../alerts/alert.js';
 export type { AlertStore } from '../alerts/alert-store.js';
 export { normaliseAlert } from '../alerts/memory-alert-store.js';
 export { isNormalisedAlert } from '../alerts/normalised-alert.js';
+export { querySeverityRank } from '../alerts/query-severity.js';
 export { parseSize } from '../cache/size.js';
 export { configWithSecrets } from '../client/threat-client.js';
 export { suggestOption } from '../config/suggest-option.js';
 export { EventBus } from '../events/event-bus.js';
 export { retryAfter } from '../feeds/feed-response.js';
+export { entraRefusal, isAzureIdentityError, readAzureErrorBody } from '../http/azure-failure.js';
 export { headerNameProblem, headersSchema, headerValueProblem } from '../http/header-fields.js';
 export {
   createHttpClient,
@@ -52,6 +54,7 @@ export {
 export { type Clock, systemClock, type TimerOptions } from '../scheduler/clock.js';
 export { FeedScheduler, type ScheduleOptions } from '../scheduler/feed-scheduler.js';
 export { type RetryOptions, retryDelay } from '../scheduler/retry-policy.js';
+export { type AbortSignalLike, untilAborted } from '../scout/until-aborted.js';
 export { checkEndpoint } from '../security/endpoint-policy.js';
 export {
   INSPECT_CUSTOM,
@@ -80,3 +83,4 @@ export {
   type PackagedIntegrationKey,
 } from './integration-packages.js';
 export { loadOptionalPeers, type OptionalPeerRequest } from './optional-peer.js';
+export { type WebhookOutbox, type WebhookOutboxEntry, webhookOutboxEntry } from './webhook-outbox.js';

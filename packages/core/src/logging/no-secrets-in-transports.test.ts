@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { type FeedEmulator, INVALID_KEY, startFeedEmulator } from '@threatlib/feed-emulator';
+import { describeWithRsyslog, E2E_RSYSLOG, rsyslogLines } from '@threatlib/test-utils/rsyslog';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { ThreatClient } from '../client/threat-client.js';
 import type { ThreatConfig } from '../config/schema.js';
@@ -12,7 +13,6 @@ import { ManualClock } from '../scheduler/clock.js';
 import { expectNoSecretIn } from '../security/secret-leaks.test-suite.js';
 import { withCategory } from './categories.js';
 import { logTransportStats } from './create-logger.js';
-import { describeWithRsyslog, E2E_RSYSLOG, rsyslogLines } from './transports/rsyslog-e2e.test-suite.js';
 
 const START = Date.parse('2026-01-01T00:00:00Z');
 const PASSWORD = 'pw-Tr0ub4dor&3-transport-run';

@@ -1,11 +1,11 @@
 // Issue 17, point 6 and its acceptance: every indicator type's pattern and a 1,000-indicator bundle pass the OASIS
 // validators (stix2-patterns, and stix2-validator with every SHOULD an error); so do the hostile bundles the
 // round-trip tests make. And the harness can fail: deliberately bad patterns and bundles are rejected.
+import { describeWithOasisValidators, runOasisValidators } from '@threatlib/test-utils/python-tools';
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import { INDICATOR_TYPES, type IndicatorType } from '../indicators/indicator.js';
 import { parseIndicator } from '../indicators/parse-indicator.js';
-import { describeWithOasisValidators, runOasisValidators } from './oasis-validators.test-suite.js';
 import { correlationOf, hostileIndicator, hostileIndicatorOf, hostileLabel } from './stix-arbitraries.test-suite.js';
 import { toStixPattern } from './stix-pattern.js';
 import { type StixCorrelationInput, toStixBundle } from './to-stix-bundle.js';

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { LISTED, post, serveForTest } from '../test-support/serve.js';
-import { securityHeaders } from './security-headers.js';
 
 function expectHardened(response: Response, what: string) {
   const h = (name: string) => response.headers.get(name);
@@ -91,18 +90,5 @@ describe('every answer carries the hardening headers', () => {
       ['src="docs/docs-init.js"', ''],
     ]);
     expect(html).not.toMatch(/style="|\son[a-z]+=/);
-  });
-});
-
-describe('securityHeaders', () => {
-  it('is what helmet sets, with the given CSP and no-store', () => {
-    const headers = securityHeaders({ 'default-src': ["'self'"] });
-    expect(headers).toMatchObject({
-      'content-security-policy': "default-src 'self'",
-      'x-content-type-options': 'nosniff',
-      'x-frame-options': 'DENY',
-      'strict-transport-security': expect.stringMatching(/^max-age=\d+/),
-      'cache-control': 'no-store',
-    });
   });
 });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { CspDirectives } from '../http/security-headers.js';
+import type { CspDirectives } from '@threatlib/core/http-server';
 
 /** The style of the page's fallback (no JavaScript): the operations as a table. */
 const STYLE =

@@ -1,5 +1,5 @@
+import { securityHeaders } from '@threatlib/core/http-server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { securityHeaders } from '../http/security-headers.js';
 import { DOCS_CONTENT_TYPE, DOCS_CSP, docsAssets, docsPage } from '../openapi/docs-page.js';
 
 /** What the documentation routes need of the server. */

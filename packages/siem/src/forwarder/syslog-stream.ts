@@ -1,5 +1,6 @@
 import { connect as connectTcp, type Socket } from 'node:net';
 import { connect as connectTls, type TLSSocket } from 'node:tls';
+import { untilAborted } from '@threatlib/core/integration';
 
 /** Where and how {@link SyslogStream} connects. */
 export interface SyslogStreamOptions {
@@ -83,22 +84,7 @@ export class SyslogStream {
     this.#opening ??= this.#connect().finally(() => {
       this.#opening = undefined;
     });
-    const opening = this.#opening;
-    if (!signal) return opening;
-    return new Promise((resolve, reject) => {
-      const onAbort = () => reject(signal.reason);
-      signal.addEventListener('abort', onAbort, { once: true });
-      opening.then(
-        (socket) => {
-          signal.removeEventListener('abort', onAbort);
-          resolve(socket);
-        },
-        (error: unknown) => {
-          signal.removeEventListener('abort', onAbort);
-          reject(error);
-        },
-      );
-    });
+    return untilAborted(this.#opening, signal);
   }
 
   #connect(): Promise<Socket | TLSSocket> {

@@ -4,9 +4,9 @@ import {
   AlertDeliverySchema,
   type AlertQuery,
   parseRecord,
-  SEVERITIES,
   ValidationError,
 } from '@threatlib/core';
+import { querySeverityRank } from '@threatlib/core/integration';
 import { z } from 'zod';
 
 /** Largest page `list` and `pending` return. */
@@ -34,13 +34,15 @@ export interface AlertPageQuery {
  */
 export function alertPageQuery(query: AlertQuery): AlertPageQuery {
   const limit = Math.min(Math.max(Math.trunc(query.limit ?? 50), 1), MAX_PAGE);
-  const minRank = query.minSeverity === undefined ? undefined : rankOf(query.minSeverity);
+  const minRank = query.minSeverity === undefined ? undefined : querySeverityRank(query.minSeverity);
   const ranks =
     query.severity === undefined
       ? undefined
       : [
           ...new Set(
-            (Array.isArray(query.severity) ? query.severity : [query.severity]).map((s) => rankOf(s, 'severity')),
+            (Array.isArray(query.severity) ? query.severity : [query.severity]).map((s) =>
+              querySeverityRank(s, 'severity'),
+            ),
           ),
         ];
   if (query.since !== undefined && (!(query.since instanceof Date) || Number.isNaN(query.since.getTime()))) {
@@ -100,14 +102,4 @@ export function decodeAlertCursor(cursor: string, seqPattern: string): { time: n
     throw new ValidationError('alert query', [{ path: 'cursor', message: 'not a cursor this store issued' }]);
   }
   return { time, seq: match[2] as string };
-}
-
-function rankOf(severity: unknown, path = 'minSeverity'): number {
-  const rank = typeof severity === 'string' ? SEVERITIES.indexOf(severity.toLowerCase() as never) : -1;
-  if (rank < 0) {
-    throw new ValidationError('alert query', [
-      { path, message: `expected one of ${SEVERITIES.join(', ')}, got ${JSON.stringify(severity)}` },
-    ]);
-  }
-  return rank;
 }

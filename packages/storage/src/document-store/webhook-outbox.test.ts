@@ -85,6 +85,17 @@ describeWithFerretDB('the webhooks outbox on the document store', () => {
     expect(() => store(database).webhookOutbox('a name with spaces')).toThrow(/expected a name/);
   });
 
+  it("judges an entry as the webhooks' file outbox does: an attempt count that is not whole is no delivery", async () => {
+    const database = uniqueDatabase('outbox_whole');
+    databases.push(database);
+    const outbox = store(database).webhookOutbox('webhooks');
+    await outbox.open();
+    const refused = await outbox.put(entry(4, { attempts: 1.5 })).catch((error: unknown) => error);
+    expect(StorageError.isInstance(refused)).toBe(true);
+    await outbox.put(entry(5, { attempts: 2, lastError: 'the receiver answered 503' }));
+    expect((await outbox.open()).map((waiting) => waiting.key)).toEqual(['soc\nmsg_5']);
+  });
+
   it('refuses writes once its store has stopped, rather than connecting again', async () => {
     const database = uniqueDatabase('outbox_stop');
     databases.push(database);

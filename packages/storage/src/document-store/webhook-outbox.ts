@@ -1,35 +1,15 @@
+// The outbox contract is core's (`@threatlib/core/integration`): this package and `@threatlib/webhooks` (which
+// delivers) both implement or call it, and neither depends on the other.
 import type { Logger } from '@threatlib/core';
+import { type WebhookOutbox, type WebhookOutboxEntry, webhookOutboxEntry } from '@threatlib/core/integration';
 import type { Collection } from 'mongodb';
 import { StorageError } from '../errors/storage-error.js';
 
-/**
- * One outgoing webhook delivery waiting in an outbox, as `@threatlib/webhooks` hands it over (its `OutboxEntry`;
- * this package does not depend on the webhooks, so the shape is written out here).
- */
-export interface WebhookOutboxEntry {
-  /** `<endpoint>\n<messageId>`: unique in an outbox. */
-  key: string;
-  /** The Standard Webhooks `webhook-id`, the same for every attempt. */
-  messageId: string;
-  endpoint: string;
-  event: string;
-  /** The exact body POSTed. */
-  body: string;
-  /** Epoch ms. */
-  createdAt: number;
-  attempts: number;
-  /** Epoch ms. */
-  nextAttemptAt: number;
-  lastError?: string;
-}
+/** One outgoing webhook delivery waiting in an outbox: core's `WebhookOutboxEntry`. */
+export type { WebhookOutboxEntry } from '@threatlib/core/integration';
 
-/** The contract `@threatlib/webhooks` calls an outbox through (`WebhookOutbox`). */
-export interface WebhookOutboxStore {
-  open(): Promise<WebhookOutboxEntry[]>;
-  put(entry: WebhookOutboxEntry): Promise<void>;
-  remove(key: string): Promise<void>;
-  close(): Promise<void>;
-}
+/** The contract `@threatlib/webhooks` calls an outbox through: core's `WebhookOutbox`. */
+export type WebhookOutboxStore = WebhookOutbox;
 
 /** A delivery as stored: the entry's fields beside the outbox it belongs to, under `<outbox>\n<key>`. */
 export interface WebhookOutboxDocument extends WebhookOutboxEntry {
@@ -96,7 +76,7 @@ export class DocumentWebhookOutbox implements WebhookOutboxStore {
     const entries: WebhookOutboxEntry[] = [];
     let skipped = 0;
     for (const document of documents) {
-      const entry = toEntry(document);
+      const entry = webhookOutboxEntry(document);
       if (entry) entries.push(entry);
       else skipped++;
     }
@@ -135,7 +115,8 @@ function documentId(outbox: string, key: string): string {
 }
 
 function toDocument(outbox: string, entry: WebhookOutboxEntry): WebhookOutboxDocument {
-  if (toEntry({ ...entry, _id: '', outbox } as WebhookOutboxDocument) === undefined) {
+  const checked = webhookOutboxEntry(entry);
+  if (checked === undefined) {
     throw new StorageError(
       'mongodb',
       'store',
@@ -146,38 +127,5 @@ function toDocument(outbox: string, entry: WebhookOutboxEntry): WebhookOutboxDoc
       },
     );
   }
-  return {
-    _id: documentId(outbox, entry.key),
-    outbox,
-    key: entry.key,
-    messageId: entry.messageId,
-    endpoint: entry.endpoint,
-    event: entry.event,
-    body: entry.body,
-    createdAt: entry.createdAt,
-    attempts: entry.attempts,
-    nextAttemptAt: entry.nextAttemptAt,
-    ...(entry.lastError === undefined ? {} : { lastError: entry.lastError }),
-  };
-}
-
-/** The entry a stored document holds, or undefined when it is not one. */
-function toEntry(document: Partial<WebhookOutboxDocument>): WebhookOutboxEntry | undefined {
-  const { key, messageId, endpoint, event, body, createdAt, attempts, nextAttemptAt, lastError } = document;
-  const strings = [key, messageId, endpoint, event, body].every((value) => typeof value === 'string');
-  const numbers = [createdAt, attempts, nextAttemptAt].every(
-    (value) => typeof value === 'number' && Number.isFinite(value),
-  );
-  if (!strings || !numbers || (lastError !== undefined && typeof lastError !== 'string')) return undefined;
-  return {
-    key: key as string,
-    messageId: messageId as string,
-    endpoint: endpoint as string,
-    event: event as string,
-    body: body as string,
-    createdAt: createdAt as number,
-    attempts: attempts as number,
-    nextAttemptAt: nextAttemptAt as number,
-    ...(lastError === undefined ? {} : { lastError }),
-  };
+  return { _id: documentId(outbox, checked.key), outbox, ...checked };
 }

@@ -1,4 +1,5 @@
-import { WEBHOOK_PROBLEM_TYPES, WebhookProblemError } from './problem.js';
+import { ProblemError } from '@threatlib/core/http-server';
+import { WEBHOOK_PROBLEM_TYPES } from './problem.js';
 import { EVENT_NAME, type WebhookMessage } from './webhook-payload.js';
 
 /** What decides which event a request is for, besides the request. */
@@ -21,7 +22,7 @@ export interface EventBinding {
  * An envelope's `type` must agree with the path's event. No header is ever read (`X-GitHub-Event` is not signed).
  *
  * @param segment the path's `<segment>`, decoded, when the request has one.
- * @throws {WebhookProblemError} 400 when no event is named or the path and the envelope disagree; 404 for a path
+ * @throws {ProblemError} 400 when no event is named or the path and the envelope disagree; 404 for a path
  *   that names no valid or bound event.
  */
 export function eventOfRequest(segment: string | undefined, message: WebhookMessage, binding: EventBinding): string {
@@ -29,7 +30,7 @@ export function eventOfRequest(segment: string | undefined, message: WebhookMess
   if (segment !== undefined) {
     const bound = pathEvents?.get(segment);
     if (bound === undefined && (pathEvents !== undefined || !EVENT_NAME.test(segment))) {
-      throw new WebhookProblemError({
+      throw new ProblemError({
         type: WEBHOOK_PROBLEM_TYPES.notFound,
         title: 'Unknown event',
         status: 404,
@@ -68,8 +69,8 @@ export function eventOfRequest(segment: string | undefined, message: WebhookMess
   );
 }
 
-function invalidEvent(detail: string): WebhookProblemError {
-  return new WebhookProblemError({
+function invalidEvent(detail: string): ProblemError {
+  return new ProblemError({
     type: WEBHOOK_PROBLEM_TYPES.validation,
     title: 'Invalid event',
     status: 400,

@@ -1,4 +1,5 @@
 import { InvalidIndicatorError, type Logger, parseRecord, ValidationError } from '@threatlib/core';
+import { type Problem, ProblemError, securityHeaders } from '@threatlib/core/http-server';
 import type { Clock } from '@threatlib/core/integration';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { WebhookError } from '../errors/webhook-error.js';
@@ -7,9 +8,8 @@ import { type EventBinding, eventOfRequest, shorten } from './event-binding.js';
 import { GithubScheme } from './github-scheme.js';
 import { DEFAULT_REPLAY_WINDOW_SECONDS, type ResolvedIncomingOptions, secretBytes } from './incoming-options.js';
 import { LogThrottle } from './log-throttle.js';
-import { UNAUTHORIZED, WEBHOOK_PROBLEM_TYPES, type WebhookProblem, WebhookProblemError } from './problem.js';
+import { UNAUTHORIZED, WEBHOOK_PROBLEM_TYPES } from './problem.js';
 import { ReplayCache, type ReplayOutcome } from './replay-cache.js';
-import { securityHeaders } from './security-headers.js';
 import type { SignatureScheme } from './signature-scheme.js';
 import { StandardWebhooksScheme } from './standard-webhooks-scheme.js';
 import { EVENT_NAME, readJsonBody, webhookMessage } from './webhook-payload.js';
@@ -59,11 +59,11 @@ const REFUSAL_LOG_INTERVAL_MS = 60_000;
 
 interface Outcome {
   status: number;
-  problem?: WebhookProblem;
+  problem?: Problem;
 }
 
 /** A signed payload read: the event it is for and the data its handlers get, or why it is refused. */
-type Reading = { event: string; data: unknown } | { problem: WebhookProblem };
+type Reading = { event: string; data: unknown } | { problem: Problem };
 
 /**
  * Counts requests whose signature failed, per client address: `@fastify/rate-limit`'s `createRateLimit()`. Asked with
@@ -285,7 +285,7 @@ export class IncomingWebhooks {
       const segment = (request.params as { event?: string } | undefined)?.event;
       return { event: eventOfRequest(segment, message, this.#binding), data: message.data };
     } catch (error) {
-      if (error instanceof WebhookProblemError) return { problem: error.problem };
+      if (error instanceof ProblemError) return { problem: error.problem };
       throw error;
     }
   }
@@ -335,7 +335,7 @@ export class IncomingWebhooks {
 
   /** Fastify's own refusals (body too large, media type, framing) and anything unexpected, as problem answers. */
   #answerError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-    if (error instanceof WebhookProblemError) {
+    if (error instanceof ProblemError) {
       // The rate limiter's refusal (its errorResponseBuilder makes one of these).
       if (error.problem.status === 429) this.#stats.limited++;
       return answer(reply, request, error.problem);
@@ -409,7 +409,7 @@ export class IncomingWebhooks {
   }
 }
 
-function answer(reply: FastifyReply, request: FastifyRequest, problem: WebhookProblem): FastifyReply {
+function answer(reply: FastifyReply, request: FastifyRequest, problem: Problem): FastifyReply {
   // A refused request's unread body would otherwise be drained on a keep-alive connection.
   if (!request.raw.complete) reply.header('connection', 'close');
   return reply

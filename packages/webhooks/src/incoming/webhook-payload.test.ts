@@ -1,12 +1,12 @@
+import { ProblemError } from '@threatlib/core/http-server';
 import { describe, expect, it } from 'vitest';
-import { WebhookProblemError } from './problem.js';
 import { readJsonBody, webhookMessage } from './webhook-payload.js';
 
 function refusal(body: Buffer | string, depth = 32) {
   try {
     readJsonBody(Buffer.from(body), depth);
   } catch (error) {
-    if (error instanceof WebhookProblemError) return error.problem;
+    if (error instanceof ProblemError) return error.problem;
     throw error;
   }
   return undefined;

@@ -12,7 +12,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * or another reader's parser may keep the first). Depth and keys are checked in one pass over the text before it is
  * parsed (`checkJsonStructure`, the REST server's and the queue's check).
  *
- * @throws {WebhookProblemError} 400.
+ * @throws {ProblemError} 400.
  */
 export function readJsonBody(body: Buffer, maxDepth: number): unknown {
   let text: string;

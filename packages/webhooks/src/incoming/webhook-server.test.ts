@@ -114,6 +114,17 @@ describe('the webhook server under attack', () => {
     expect(statusOf(smuggled)).toBe(400);
   });
 
+  it('says what made a request invalid HTTP, as the REST server does, without quoting it', async () => {
+    const { port } = await server();
+    const response = await raw(port, [
+      'POST /webhooks HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}',
+    ]);
+    expect(statusOf(response)).toBe(400);
+    expect(problemOf(response).detail).toBe(
+      'the request is not valid HTTP/1.1: Content-Length is given twice, or together with Transfer-Encoding',
+    );
+  });
+
   it('refuses a signature header repeated, or three hundred signatures (all the headers hold), with the same 401', async () => {
     const { port, runs } = await server();
     const body = '{"type":"threat-update","data":{"indicator":"x"}}';

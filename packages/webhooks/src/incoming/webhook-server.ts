@@ -1,14 +1,20 @@
 import { STATUS_CODES } from 'node:http';
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import { type Logger, silentLogger } from '@threatlib/core';
-import { guardConnections, SERVER_TIMEOUT_DEFAULTS, serverTimeoutOptions } from '@threatlib/core/http-server';
+import {
+  guardConnections,
+  type Problem,
+  ProblemError,
+  problemClientErrorHandler,
+  SERVER_TIMEOUT_DEFAULTS,
+  securityHeaders,
+  serverTimeoutOptions,
+} from '@threatlib/core/http-server';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { WebhookError } from '../errors/webhook-error.js';
-import { problemClientErrorHandler } from './client-errors.js';
 import type { ResolvedIncomingOptions } from './incoming-options.js';
 import type { FailureLimiter, IncomingWebhooks } from './incoming-webhooks.js';
-import { WEBHOOK_PROBLEM_TYPES, type WebhookProblem, WebhookProblemError } from './problem.js';
-import { securityHeaders } from './security-headers.js';
+import { WEBHOOK_PROBLEM_TYPES } from './problem.js';
 
 /**
  * The manager's own fastify server, serving the incoming routes on `server.host`:`server.port`. Every way in is
@@ -53,7 +59,7 @@ export class WebhookServer {
         keepAliveTimeout: options.keepAliveTimeoutMs,
         connectionTimeout: options.connectionTimeoutMs,
       }),
-      clientErrorHandler: problemClientErrorHandler,
+      clientErrorHandler: problemClientErrorHandler(),
       // What the router refuses before any hook runs (a path it cannot decode, a segment past its 100-character
       // limit): a problem with the hardening headers, where fastify's own answer lacks them and repeats the path.
       frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
@@ -78,8 +84,8 @@ export class WebhookServer {
     // Outside the routes (which answer their own errors): the rate limiter's refusal, or a body a 404 could not read.
     app.setErrorHandler((error: FastifyError, request, reply) => {
       const status = typeof error.statusCode === 'number' && error.statusCode >= 400 ? error.statusCode : 500;
-      const problem: WebhookProblem =
-        error instanceof WebhookProblemError
+      const problem: Problem =
+        error instanceof ProblemError
           ? error.problem
           : status < 500
             ? { type: WEBHOOK_PROBLEM_TYPES.malformedRequest, title: STATUS_CODES[status] ?? 'Bad request', status }
@@ -117,7 +123,7 @@ export class WebhookServer {
       global: false,
       ...(requests === false ? {} : { max: requests.max, timeWindow: requests.windowMs }),
       errorResponseBuilder: (_request, context) =>
-        new WebhookProblemError({
+        new ProblemError({
           type: WEBHOOK_PROBLEM_TYPES.rateLimited,
           title: 'Too many requests',
           status: 429,
@@ -138,7 +144,7 @@ export class WebhookServer {
 }
 
 /** The problem for a request fastify's router refused; it never quotes the path. */
-function routerRefusal(code: string): WebhookProblem {
+function routerRefusal(code: string): Problem {
   return code === 'FST_ERR_MAX_PARAM_LENGTH'
     ? {
         type: WEBHOOK_PROBLEM_TYPES.malformedRequest,

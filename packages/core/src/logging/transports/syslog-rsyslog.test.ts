@@ -1,12 +1,12 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { describeWithRsyslog, E2E_RSYSLOG, rsyslogLines } from '@threatlib/test-utils/rsyslog';
 import { describe, expect, it } from 'vitest';
 import { ThreatClient } from '../../client/threat-client.js';
 import { parseConfig } from '../../config/parse-config.js';
 import { withCategory } from '../categories.js';
 import { closeLogger, createLogger, logTransportStats } from '../create-logger.js';
-import { describeWithRsyslog, E2E_RSYSLOG, rsyslogLines } from './rsyslog-e2e.test-suite.js';
 
 /** `<PRI>1 TIMESTAMP HOSTNAME APP-NAME PROCID MSGID SD MSG`, as rsyslog writes it back. */
 const RFC5424 = /^<(\d+)>1 (\S+) (\S+) (\S+) (\S+) (\S+) (-|\[.*?\]) (.*)$/;

@@ -8,6 +8,7 @@
 import type { Agent } from 'node:https';
 import type * as Identity from '@azure/identity';
 import type { AccessToken, ClientSecretCredentialOptions, TokenCredential } from '@azure/identity';
+import { untilAborted } from '@threatlib/core/integration';
 import type { SiemCredentials } from '../../connector/connector-options.js';
 
 type PipelinePolicy = NonNullable<ClientSecretCredentialOptions['additionalPolicies']>[number]['policy'];
@@ -50,7 +51,7 @@ export function sentinelCredential(
       const current = inner;
       watch.reset();
       try {
-        const token = await abortable(current.getToken(scopes, options), options?.abortSignal);
+        const token = await untilAborted(current.getToken(scopes, options), options?.abortSignal);
         if (token) settings.secrets.add(token.token);
         return token;
       } catch (error) {
@@ -106,37 +107,6 @@ class TransportWatch {
     const throttled = seen.statusCode !== undefined && (seen.statusCode === 429 || seen.statusCode >= 500);
     return /AADSTS\d+/.test(message) && !throttled ? error : seen;
   }
-}
-
-/** The abort signal as the Azure SDKs pass it (`AbortSignalLike`). */
-interface SignalLike {
-  readonly aborted: boolean;
-  readonly reason?: unknown;
-  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
-  removeEventListener(type: 'abort', listener: () => void): void;
-}
-
-/** `promise`, or its signal's reason as soon as the signal aborts. */
-function abortable<T>(promise: Promise<T>, signal: SignalLike | undefined): Promise<T> {
-  if (!signal) return promise;
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason ?? new Error('aborted'));
-    if (signal.aborted) {
-      onAbort();
-      return;
-    }
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }
 
 /** An access token given as it is; it expires when its `exp` claim says (an hour from now when unreadable). */

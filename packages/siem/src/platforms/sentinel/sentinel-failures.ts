@@ -1,17 +1,17 @@
 // How the Azure SDKs' failures become the connector's errors. Sources:
 // - RestError (statusCode, code, response with headers and body): @azure/core-rest-pipeline
 //   https://learn.microsoft.com/en-us/javascript/api/@azure/core-rest-pipeline/resterror
-// - Identity errors carry Entra ID's answer (`AADSTS<code>: <description>`):
-//   https://aka.ms/azsdk/js/identity/troubleshoot and
-//   https://learn.microsoft.com/en-us/entra/identity-platform/reference-error-codes
+// - Identity errors carry Entra ID's answer (`AADSTS<code>: <description>`), and ARM and Log Analytics answer with
+//   error bodies: both read by core's `entraRefusal` and `readAzureErrorBody` (`@threatlib/core/integration`), which
+//   say where each is documented
 // - AggregateLogsUploadError wraps each failed chunk's cause: @azure/monitor-ingestion
-// - ARM and Log Analytics error bodies (`{"error": {"code", "message", "innererror"}}`):
-//   https://learn.microsoft.com/en-us/azure/azure-resource-manager/troubleshooting/common-deployment-errors,
-//   https://learn.microsoft.com/en-us/azure/azure-monitor/logs/api/errors
 import {
+  entraRefusal,
+  isAzureIdentityError,
   isCertificateFailure,
   NETWORK_FAILURE_WORDS,
   networkFailureCode,
+  readAzureErrorBody,
   retryAfter,
 } from '@threatlib/core/integration';
 import { SiemError } from '../../connector/siem-error.js';
@@ -45,8 +45,8 @@ export function sentinelFailure(error: unknown, call: PlatformCall, api: string)
   const status = typeof e?.statusCode === 'number' ? e.statusCode : e?.response?.status;
   // Throttled or failing (Entra ID too answers 429 with an AADSTS code): worth another attempt, whatever it says.
   if (typeof status === 'number' && (status === 429 || status >= 500)) return fromStatus(e, status, message, call);
-  const aadsts = /AADSTS(\d+):[^\r\n]*?(?=(\s+Trace ID:|\r|\n|$))/.exec(message);
-  if (aadsts) return call.errors.authentication(aadsts[0].trim(), { siemCode: `AADSTS${aadsts[1]}` });
+  const aadsts = entraRefusal(message);
+  if (aadsts) return call.errors.authentication(aadsts.reason, { siemCode: aadsts.code });
   const network = networkFailureCode(e, message);
   if (network) {
     const certificate = isCertificateFailure(network);
@@ -58,7 +58,7 @@ export function sentinelFailure(error: unknown, call: PlatformCall, api: string)
     );
   }
   if (typeof status === 'number') return fromStatus(e, status, message, call);
-  if (isIdentityError(e)) {
+  if (isAzureIdentityError(e)) {
     // Entra ID gave no AADSTS answer (its metadata or token endpoint failed, or was busy): worth another attempt.
     return call.errors.request(`${api}: Entra ID token request failed: ${firstLine(message)}`, { isRetryable: true });
   }
@@ -67,7 +67,7 @@ export function sentinelFailure(error: unknown, call: PlatformCall, api: string)
 
 /** The error for an HTTP answer: Azure's error code and message (the innermost inner error's too), Retry-After. */
 function fromStatus(e: AzureLikeError, status: number, message: string, call: PlatformCall): unknown {
-  const body = readBody(e.response?.bodyAsText, e.details);
+  const body = readAzureErrorBody(e.response?.bodyAsText, e.details);
   const code = body.code ?? (e.code && e.code !== 'REQUEST_SEND_ERROR' ? e.code : undefined);
   const reason = body.message ?? e.errorResponse?.errorDescription ?? message;
   const header = e.response?.headers?.get('retry-after');
@@ -78,37 +78,10 @@ function fromStatus(e: AzureLikeError, status: number, message: string, call: Pl
   });
 }
 
-function isIdentityError(e: AzureLikeError): boolean {
-  return ['AuthenticationError', 'AuthenticationRequiredError', 'CredentialUnavailableError'].includes(e?.name ?? '');
-}
-
 function addressOf(e: AzureLikeError): { address?: string } {
   try {
     const url = e.request?.url ? new URL(e.request.url) : undefined;
     return url ? { address: `${url.hostname}:${url.port || '443'}` } : {};
-  } catch {
-    return {};
-  }
-}
-
-/** The Azure error body's code and message, the innermost inner error's message added when it says more. */
-function readBody(text: string | null | undefined, details?: unknown): { code?: string; message?: string } {
-  try {
-    const body = (text ? JSON.parse(text) : details) as { error?: unknown } | undefined;
-    if (typeof body !== 'object' || body === null) return {};
-    const error = body.error as { code?: unknown; message?: unknown; innererror?: unknown } | undefined;
-    if (typeof error !== 'object' || error === null) return {};
-    let inner = error.innererror as { message?: unknown; innererror?: unknown } | undefined;
-    let innermost: string | undefined;
-    for (let depth = 0; depth < 5 && inner; depth++) {
-      if (typeof inner.message === 'string') innermost = inner.message;
-      inner = inner.innererror as typeof inner;
-    }
-    const message = typeof error.message === 'string' ? error.message : undefined;
-    return {
-      ...(typeof error.code === 'string' ? { code: error.code } : {}),
-      ...(message || innermost ? { message: [message, innermost].filter(Boolean).join(': ') } : {}),
-    };
   } catch {
     return {};
   }

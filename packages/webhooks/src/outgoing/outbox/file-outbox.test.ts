@@ -61,6 +61,18 @@ describe('FileOutbox', () => {
     await third.close();
   });
 
+  it('judges a line as the document outbox does: a lastError that is not text is no delivery, extra fields are dropped', async () => {
+    const outbox = new FileOutbox(join(dir, 'box'));
+    await outbox.open();
+    await outbox.close();
+    const journal = join(dir, 'box', 'outbox.jsonl');
+    await appendFile(journal, `${JSON.stringify({ put: { ...entry('a', 'm1'), lastError: { status: 503 } } })}\n`);
+    await appendFile(journal, `${JSON.stringify({ put: { ...entry('a', 'm2'), extra: 'x' } })}\n`);
+    const again = new FileOutbox(join(dir, 'box'));
+    expect(await again.open()).toEqual([entry('a', 'm2')]);
+    await again.close();
+  });
+
   it('refuses a second outbox on the same directory while the first is open, and takes over a dead process’s lock', async () => {
     const first = new FileOutbox(join(dir, 'box'));
     await first.open();

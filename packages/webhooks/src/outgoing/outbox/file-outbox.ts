@@ -1,6 +1,6 @@
 import { mkdir, open, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic } from '@threatlib/core/integration';
+import { webhookOutboxEntry, writeFileAtomic } from '@threatlib/core/integration';
 import type { OutboxEntry, WebhookOutbox } from './outbox.js';
 import { acquireLock } from './outbox-lock.js';
 
@@ -186,22 +186,10 @@ export class FileOutbox implements WebhookOutbox {
 function parseLine(raw: string): Line | undefined {
   if (raw.trim() === '') return undefined;
   try {
-    const line = JSON.parse(raw) as Partial<{ put: OutboxEntry; remove: string }>;
+    const line = JSON.parse(raw) as Partial<{ put: unknown; remove: string }>;
     if (typeof line.remove === 'string') return { remove: line.remove };
-    const entry = line.put;
-    if (
-      entry &&
-      typeof entry.key === 'string' &&
-      typeof entry.messageId === 'string' &&
-      typeof entry.endpoint === 'string' &&
-      typeof entry.event === 'string' &&
-      typeof entry.body === 'string' &&
-      Number.isFinite(entry.createdAt) &&
-      Number.isInteger(entry.attempts) &&
-      Number.isFinite(entry.nextAttemptAt)
-    ) {
-      return { put: entry };
-    }
+    const entry = webhookOutboxEntry(line.put);
+    if (entry) return { put: entry };
   } catch {
     // A line torn by a crash mid-write: its put never resolved, so nobody was told it was kept.
   }

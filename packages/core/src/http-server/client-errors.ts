@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import { PROBLEM_TYPES, type Problem, ProblemError } from './problem.js';
+import { HTTP_PROBLEM_TYPES, type Problem } from './problem.js';
 import { securityHeaders } from './security-headers.js';
 
 /** The error node's HTTP server hands to `clientError`: a parser error (`HPE_*`) or a timeout. */
@@ -16,22 +16,21 @@ function clientErrorProblem(error: ClientError): Problem {
   switch (error.code) {
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return {
-        type: PROBLEM_TYPES.requestTimeout,
+        type: HTTP_PROBLEM_TYPES.requestTimeout,
         title: 'Request timeout',
         status: 408,
-        detail:
-          'the request did not arrive in time: its headers, or the whole request, took longer than the server waits',
+        detail: 'the request did not arrive in time',
       };
     case 'HPE_HEADER_OVERFLOW':
       return {
-        type: PROBLEM_TYPES.headersTooLarge,
+        type: HTTP_PROBLEM_TYPES.headersTooLarge,
         title: 'Request header fields too large',
         status: 431,
         detail: 'the request line and headers are larger than the server reads',
       };
     default:
       return {
-        type: PROBLEM_TYPES.malformedRequest,
+        type: HTTP_PROBLEM_TYPES.malformedRequest,
         title: 'Malformed request',
         status: 400,
         detail: `the request is not valid HTTP/1.1: ${PARSER_REASONS[error.code ?? ''] ?? 'the server could not parse it'}`,
@@ -82,11 +81,17 @@ function rawProblemResponse(problem: Problem): string {
 }
 
 /**
- * fastify's `clientErrorHandler`: answers what node's HTTP parser refused, and requests that timed out, with a
- * problem document (fastify's own answer is JSON of another shape, and node's is an empty body), then closes the
- * connection. Nothing is written once a response has started on the connection, or to a socket already gone.
+ * fastify's `clientErrorHandler` (or the handler of a node server's `clientError` event): answers what node's HTTP
+ * parser refused, and requests that timed out, with a problem document (fastify's own answer is JSON of another
+ * shape, and node's is an empty body) carrying the {@link securityHeaders}, then closes the connection. Nothing is
+ * written once a response has started on the connection, or to a socket already gone.
  *
  * @param log called once per answered error, with the error's code only (never its raw packet).
+ *
+ * @example
+ * ```ts
+ * const app = fastify({ clientErrorHandler: problemClientErrorHandler((entry) => app.log.debug(entry, 'client error')) });
+ * ```
  */
 export function problemClientErrorHandler(
   log: (entry: { code: string | undefined; status: number }) => void = () => {},
@@ -102,24 +107,4 @@ export function problemClientErrorHandler(
     }
     socket.destroy();
   };
-}
-
-/**
- * An HTTP/1.1 request without `Host` is refused (RFC 9112 §3.2) with a problem document: node's own refusal has an
- * empty body, so the server turns node's check off (`requireHostHeader: false`) and makes it here.
- */
-export function hostRequired(request: {
-  raw: { httpVersion: string };
-  headers: { host?: string };
-}): ProblemError | undefined {
-  if (request.headers.host !== undefined || request.raw.httpVersion !== '1.1') return undefined;
-  return new ProblemError(
-    {
-      type: PROBLEM_TYPES.malformedRequest,
-      title: 'Malformed request',
-      status: 400,
-      detail: 'an HTTP/1.1 request needs a Host header',
-    },
-    { connection: 'close' },
-  );
 }
