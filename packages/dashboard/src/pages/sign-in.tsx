@@ -33,7 +33,7 @@ export function SignIn({ onSignIn }: { onSignIn: (token: string) => void }) {
   return (
     <main id="main" class="sign-in">
       <h1>threatlib</h1>
-      <form onSubmit={submit}>
+      <form method="post" onSubmit={submit}>
         <label for="token">API token</label>
         <input
           id="token"

@@ -131,6 +131,7 @@ const APIServerOptionsSchema = z.strictObject({
     integer: true,
   }).optional(),
   protectProbes: flag('protectProbes').optional(),
+  dashboard: flag('dashboard').optional(),
   webhooks: WebhooksSchema.optional(),
   headersTimeout: timeout('headersTimeout', true).optional(),
   requestTimeout: timeout('requestTimeout', true).optional(),
