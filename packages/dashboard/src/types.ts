@@ -150,7 +150,8 @@ export interface Health {
     prefix: string;
     health?: string;
     checks?: Record<string, unknown>;
-    integrations?: Record<string, { status?: string; healthy?: boolean; error?: string; [key: string]: unknown }>;
+    /** `[{name, healthy, detail}]` (a map by name from older servers). */
+    integrations?: unknown;
     [key: string]: unknown;
   }>;
 }

@@ -137,7 +137,7 @@ export function FeedsPage() {
 function Integrations({ health }: { health: Health | undefined }) {
   if (!health) return <p>The server's health (/health) is not readable from here.</p>;
   const rows = health.clients.flatMap((client) =>
-    Object.entries(client.integrations ?? {}).map(([name, state]) => ({ prefix: client.prefix, name, state })),
+    integrationsOf(client.integrations).map((row) => ({ ...row, prefix: client.prefix })),
   );
   return (
     <>
@@ -152,14 +152,17 @@ function Integrations({ health }: { health: Health | undefined }) {
           <thead>
             <tr>
               <th scope="col">Integration</th>
-              <th scope="col">State</th>
+              <th scope="col">Health</th>
             </tr>
           </thead>
           <tbody>
             {rows.map((row) => (
               <tr key={`${row.prefix}/${row.name}`}>
                 <th scope="row">{row.name}</th>
-                <td>{JSON.stringify(row.state)}</td>
+                <td>
+                  {row.healthy === undefined ? 'unknown' : row.healthy ? 'healthy' : 'unhealthy'}
+                  {row.detail ? `: ${row.detail}` : ''}
+                </td>
               </tr>
             ))}
           </tbody>
@@ -167,4 +170,23 @@ function Integrations({ health }: { health: Health | undefined }) {
       )}
     </>
   );
+}
+
+/** The integrations of a client's health, a list (`[{name, healthy, detail}]`) or a map by name. */
+function integrationsOf(value: unknown): Array<{ name: string; healthy?: boolean; detail?: string }> {
+  const entries = Array.isArray(value)
+    ? value.map((item) => [String((item as { name?: unknown })?.name ?? '?'), item] as const)
+    : Object.entries((value ?? {}) as Record<string, unknown>);
+  return entries.map(([name, item]) => {
+    const state = (item ?? {}) as { healthy?: unknown; detail?: unknown; error?: unknown };
+    return {
+      name,
+      ...(typeof state.healthy === 'boolean' ? { healthy: state.healthy } : {}),
+      ...(typeof state.detail === 'string'
+        ? { detail: state.detail }
+        : typeof state.error === 'string'
+          ? { detail: state.error }
+          : {}),
+    };
+  });
 }

@@ -186,11 +186,14 @@ function VerdictTable(props: { rows: Row[]; onOpen: (result: ScanResult) => void
             <th scope="row">
               {row.result ? (
                 <button type="button" class="link" onClick={() => row.result && props.onOpen(row.result)}>
-                  {row.input}
+                  {row.result.indicator}
                 </button>
               ) : (
                 row.input
               )}
+              {row.result && row.result.indicator !== row.input ? (
+                <span class="muted"> (asked as {row.input})</span>
+              ) : null}
             </th>
             <td>{row.result?.type ?? '—'}</td>
             <td>
