@@ -107,4 +107,10 @@ describe('every benchmark completes in quick mode and prints its figures (no goa
   bench('import/run.mjs', ['import/core']);
   bench('webhooks/run.mjs', ['webhooks']);
   bench('logging/run.mjs', ['logging/disabled-call']);
+  bench('dashboard/run.mjs', [
+    'dashboard/app-shell-gzip',
+    'dashboard/js-gzip',
+    'dashboard/first-render-cold',
+    'dashboard/first-render-warm',
+  ]);
 });

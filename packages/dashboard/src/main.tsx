@@ -104,6 +104,8 @@ const root = document.getElementById('app');
 if (root) {
   root.replaceChildren();
   render(<App />, root);
+  // When the first page was on screen, for the benchmark (bench/dashboard) and the browser's performance panel.
+  performance.mark('threatlib:first-render');
 }
 void registerServiceWorker({}, emitWorkerMessage).catch(() => {
   // A browser without service workers (or a private window that refuses them) still has the live pages.
