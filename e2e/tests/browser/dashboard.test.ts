@@ -63,12 +63,15 @@ describeWithChromium('the dashboard at /app in Chromium', () => {
   let browser: Browser;
   const lines: string[] = [];
 
-  /** The server's access log: requests received for `method path`. */
-  const received = (method: string, path: string) =>
+  /** The server's access log: the paths of the requests received, in order. */
+  const requests = () =>
     lines
       .map((line) => JSON.parse(line) as { msg?: string; req?: { method?: string; url?: string } })
-      .filter((line) => line.msg === 'incoming request' && line.req?.method === method && line.req?.url === path)
-      .length;
+      .filter((line) => line.msg === 'incoming request')
+      .map((line) => `${line.req?.method} ${line.req?.url}`);
+  /** How many `method path` requests the server received. */
+  const received = (method: string, path: string) => requests().filter((r) => r === `${method} ${path}`).length;
+  const REDELIVER = /^POST \/api\/v1\/alerts\/[^/]+\/redeliver$/;
 
   beforeAll(async () => {
     emulator = await startFeedEmulator();
@@ -245,12 +248,26 @@ describeWithChromium('the dashboard at /app in Chromium', () => {
         /malicious.*stored/s,
       );
       await checkPage(watched, 'offline');
+
+      // An alert action made offline: the alert comes from the cached API answers, the redelivery is queued after
+      // the scan.
+      await page.getByRole('link', { name: 'Alerts' }).click();
+      await expect.poll(() => page.getByTestId('alerts').textContent(), { timeout: 10_000 }).toContain(LISTED);
+      await page.getByTestId('alerts').locator('tbody tr', { hasText: LISTED }).first().getByRole('button').click();
+      await page.getByRole('button', { name: 'Redeliver' }).click();
+      await expect.poll(() => page.getByTestId('alert-detail').textContent()).toContain('redelivery queued');
+      await page.getByRole('link', { name: 'Scan' }).click();
       expect(lines.slice(before).filter((line) => line.includes('incoming request'))).toEqual([]);
       expect(received('POST', '/api/v1/threats/batch')).toBe(1);
+      expect(requests().filter((r) => REDELIVER.test(r))).toEqual([]);
 
-      // Online again: the queued scan is sent once, and its verdict replaces the waiting row.
+      // Online again: the queued scan and the redelivery are sent once each, in the order they were made, and the
+      // scan's verdict replaces the waiting row.
       await context.setOffline(false);
       await expect.poll(() => received('POST', '/api/v1/threats/batch'), { timeout: 20_000 }).toBe(2);
+      await expect.poll(() => requests().filter((r) => REDELIVER.test(r)).length, { timeout: 20_000 }).toBe(1);
+      const sent = requests().filter((r) => r === 'POST /api/v1/threats/batch' || REDELIVER.test(r));
+      expect(sent.map((r) => (REDELIVER.test(r) ? 'redeliver' : 'scan'))).toEqual(['scan', 'scan', 'redeliver']);
       await expect
         .poll(() => page.getByTestId('scan-message').textContent(), { timeout: 10_000 })
         .toContain('was sent');
@@ -263,6 +280,7 @@ describeWithChromium('the dashboard at /app in Chromium', () => {
       await page.evaluate("window.dispatchEvent(new Event('online'))");
       await page.waitForTimeout(1000);
       expect(received('POST', '/api/v1/threats/batch')).toBe(2);
+      expect(requests().filter((r) => REDELIVER.test(r))).toHaveLength(1);
       expect(emulator.count('feed_abuse', OFFLINE_ONLY)).toBe(1);
 
       expect(watched.problems()).toEqual(NO_PROBLEMS);

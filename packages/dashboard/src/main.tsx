@@ -91,7 +91,10 @@ function App() {
         </button>
       </header>
       <main id="main">
-        {page === 'scan' ? <ScanPage online={online} /> : null}
+        {/* Kept mounted: its table and a scan waiting to be sent stay while the analyst looks at other pages. */}
+        <div hidden={page !== 'scan'}>
+          <ScanPage online={online} />
+        </div>
         {page === 'alerts' ? <AlertsPage online={online} /> : null}
         {page === 'feeds' ? <FeedsPage /> : null}
         {page === 'campaigns' ? <CampaignsPage /> : null}
