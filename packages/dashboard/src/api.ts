@@ -5,7 +5,9 @@ import type { Problem } from './types.js';
 const TOKEN_KEY = 'threatlib.token';
 
 /** The API's base, relative to the page (`/app/` → `/api/v1/`), so the page works behind a proxy that adds a path. */
-const API_BASE = new URL('../api/v1/', document.baseURI).pathname;
+function apiBase(): string {
+  return new URL('../api/v1/', document.baseURI).pathname;
+}
 
 /** The signed-in token, or undefined. */
 export function token(): string | undefined {
@@ -33,7 +35,7 @@ export interface ApiAnswer<T> {
   body: T;
 }
 
-/** Sends `method path` (relative to {@link API_BASE}) with the token; rejects with an {@link ApiError} when refused. */
+/** Sends `method path` (relative to the API's base) with the token; rejects with an {@link ApiError} when refused. */
 export async function request<T>(method: string, path: string, body?: unknown): Promise<ApiAnswer<T>> {
   const headers: Record<string, string> = { accept: 'application/json' };
   const current = token();
@@ -41,7 +43,7 @@ export async function request<T>(method: string, path: string, body?: unknown): 
   if (body !== undefined) headers['content-type'] = 'application/json';
   let response: Response;
   try {
-    response = await fetch(`${API_BASE}${path}`, {
+    response = await fetch(`${apiBase()}${path}`, {
       method,
       headers,
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),

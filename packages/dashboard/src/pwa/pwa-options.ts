@@ -11,3 +11,26 @@ export interface PwaOptions {
   /** Where the REST API is, relative to the worker (default `../api/v1/`). */
   apiBase?: string;
 }
+
+/** The options a worker's URL carries (`sw.js?cacheStrategy=cache-first&offlineData=200&syncOnReconnect=false`). */
+export function optionsFromUrl(url: URL): PwaOptions {
+  const params = url.searchParams;
+  const options: PwaOptions = {};
+  const strategy = params.get('cacheStrategy');
+  if (strategy === 'cache-first' || strategy === 'network-first') options.cacheStrategy = strategy;
+  const offline = params.get('offlineData');
+  if (offline === 'false') options.offlineData = false;
+  else if (offline !== null && /^\d{1,6}$/.test(offline)) options.offlineData = Number(offline);
+  if (params.get('syncOnReconnect') === 'false') options.syncOnReconnect = false;
+  return options;
+}
+
+/** The query that carries `options` on the worker's URL (`?cacheStrategy=cache-first`), read by {@link optionsFromUrl}. */
+export function optionsQuery(options: PwaOptions): string {
+  const params = new URLSearchParams();
+  if (options.cacheStrategy) params.set('cacheStrategy', options.cacheStrategy);
+  if (options.offlineData !== undefined) params.set('offlineData', String(options.offlineData));
+  if (options.syncOnReconnect === false) params.set('syncOnReconnect', 'false');
+  const query = params.toString();
+  return query ? `?${query}` : '';
+}

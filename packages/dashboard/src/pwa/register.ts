@@ -2,7 +2,7 @@
 // what was queued when the page starts and when the network comes back, and passes its messages on.
 import { token } from '../api.js';
 import type { PageMessage, WorkerMessage } from './messages.js';
-import type { PwaOptions } from './pwa-options.js';
+import { optionsQuery, type PwaOptions } from './pwa-options.js';
 
 /** Registers `sw.js` (beside the page) with `options`; `onMessage` hears what the worker says. */
 export async function registerServiceWorker(
@@ -10,13 +10,8 @@ export async function registerServiceWorker(
   onMessage: (message: WorkerMessage) => void,
 ): Promise<void> {
   if (!('serviceWorker' in navigator)) return;
-  const params = new URLSearchParams();
-  if (options.cacheStrategy) params.set('cacheStrategy', options.cacheStrategy);
-  if (options.offlineData !== undefined) params.set('offlineData', String(options.offlineData));
-  if (options.syncOnReconnect === false) params.set('syncOnReconnect', 'false');
-  const query = params.size > 0 ? `?${params}` : '';
   navigator.serviceWorker.addEventListener('message', (event) => onMessage(event.data as WorkerMessage));
-  await navigator.serviceWorker.register(`sw.js${query}`, { scope: './' });
+  await navigator.serviceWorker.register(`sw.js${optionsQuery(options)}`, { scope: './' });
   const ready = await navigator.serviceWorker.ready;
   const send = (message: PageMessage) => (navigator.serviceWorker.controller ?? ready.active)?.postMessage(message);
   send({ type: 'replay', token: token() });

@@ -27,19 +27,6 @@ const DEFAULT_KEPT_VERDICTS = 500;
 const API_CACHE = 'threatlib-api';
 const PAGE_CACHE = 'threatlib-page';
 
-/** The options a worker's URL carries (`sw.js?cacheStrategy=cache-first&offlineData=200&syncOnReconnect=false`). */
-export function optionsFromUrl(url: URL): PwaOptions {
-  const params = url.searchParams;
-  const options: PwaOptions = {};
-  const strategy = params.get('cacheStrategy');
-  if (strategy === 'cache-first' || strategy === 'network-first') options.cacheStrategy = strategy;
-  const offline = params.get('offlineData');
-  if (offline === 'false') options.offlineData = false;
-  else if (offline !== null && /^\d{1,6}$/.test(offline)) options.offlineData = Number(offline);
-  if (params.get('syncOnReconnect') === 'false') options.syncOnReconnect = false;
-  return options;
-}
-
 /** Installs the worker's handlers: precache, routes, verdicts kept and the offline queue, as `options` say. */
 export function installServiceWorker(manifest: Array<PrecacheEntry | string>, options: PwaOptions = {}): void {
   const strategy = options.cacheStrategy ?? 'network-first';
