@@ -11,7 +11,7 @@ import { type Alert, parseConfig, ThreatClient, type ThreatConfig } from '@threa
 import type { Integration } from '@threatlib/core/integration';
 import { createLogger } from '@threatlib/core/logging';
 import { type FeedEmulator, startFeedEmulator } from '@threatlib/feed-emulator';
-import { APIServer } from '@threatlib/server';
+import { APIServer, type APIServerOptions } from '@threatlib/server';
 import axe from 'axe-core';
 import { type Browser, chromium, type Page } from 'playwright';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -56,6 +56,61 @@ class Chat implements Integration {
   }
 }
 
+/** The `method path` of each request in an access log's lines (the server's `incoming request` lines), in order. */
+function requestsIn(lines: readonly string[]): string[] {
+  return lines
+    .map((line) => JSON.parse(line) as { msg?: string; req?: { method?: string; url?: string } })
+    .filter((line) => line.msg === 'incoming request')
+    .map((line) => `${line.req?.method} ${line.req?.url}`);
+}
+
+/** A server on the example list alone (no feed), its access log in `lines`, with `options`. */
+async function startPlainServer(options: APIServerOptions, lines: string[]): Promise<APIServer> {
+  const logger = createLogger(parseConfig({ sources: ['feed_abuse'], logging: { level: 'info' } }).logging, {
+    destination: { write: (line: string) => lines.push(line) },
+  });
+  const client = new ThreatClient(
+    {
+      sources: [],
+      strategy: 'aggressive',
+      lists: [{ name: 'example', file: EXAMPLE_LIST, format: 'plain', verdict: 'malicious' }],
+      security: { enforceHttps: false },
+    } as ThreatConfig,
+    { env: false, logger },
+  );
+  const server = new APIServer({
+    port: 0,
+    authentication: { type: 'bearer', tokens: [TOKEN] },
+    logRequests: true,
+    ...options,
+  });
+  server.mount('/api/v1', client);
+  await server.start();
+  return server;
+}
+
+/**
+ * Resolves once the service worker controls `page` (it claims the page on activation). A function, not a text: the
+ * page's CSP refuses the `eval` that waiting on a text would use.
+ */
+async function controlled(page: Page): Promise<void> {
+  await page.waitForFunction(
+    () =>
+      (globalThis as unknown as { navigator: { serviceWorker: { controller: unknown } } }).navigator.serviceWorker
+        .controller !== null,
+    undefined,
+    { timeout: 20_000 },
+  );
+}
+
+/** Opens the dashboard at `url` and signs in; resolves once the scan page is shown. */
+async function signIn(page: Page, url: string): Promise<void> {
+  await page.goto(`${url}/app/`);
+  await page.getByLabel('API token').fill(TOKEN);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Scan', level: 1 }).waitFor();
+}
+
 describeWithChromium('the dashboard at /app in Chromium', () => {
   let emulator: FeedEmulator;
   let server: APIServer;
@@ -64,11 +119,7 @@ describeWithChromium('the dashboard at /app in Chromium', () => {
   const lines: string[] = [];
 
   /** The server's access log: the paths of the requests received, in order. */
-  const requests = () =>
-    lines
-      .map((line) => JSON.parse(line) as { msg?: string; req?: { method?: string; url?: string } })
-      .filter((line) => line.msg === 'incoming request')
-      .map((line) => `${line.req?.method} ${line.req?.url}`);
+  const requests = () => requestsIn(lines);
   /** How many `method path` requests the server received. */
   const received = (method: string, path: string) => requests().filter((r) => r === `${method} ${path}`).length;
   const REDELIVER = /^POST \/api\/v1\/alerts\/[^/]+\/redeliver$/;
@@ -178,7 +229,7 @@ describeWithChromium('the dashboard at /app in Chromium', () => {
       await page.getByRole('heading', { name: 'Scan', level: 1 }).waitFor();
       expect(page.url()).not.toContain(TOKEN);
       // The service worker controls the page (it claims it on activation).
-      await page.waitForFunction('navigator.serviceWorker.controller !== null', undefined, { timeout: 20_000 });
+      await controlled(page);
 
       // Scan a batch, defanged forms included.
       const batch = [LISTED, ...FLAGGED.map((ip) => ip.replace(/\.(\d+)$/, '[.]$1')), '8.8.8.8'];
@@ -289,4 +340,75 @@ describeWithChromium('the dashboard at /app in Chromium', () => {
       await watched.close();
     }
   }, 180_000);
+
+  it("follows the server's pwa options: cache-first API reads, no offline queue without syncOnReconnect, no worker when disabled", async () => {
+    const log: string[] = [];
+    const other = await startPlainServer(
+      { dashboard: { pwa: { cacheStrategy: 'cache-first', syncOnReconnect: false } } },
+      log,
+    );
+    const otherUrl = other.address ?? '';
+    const watched = await openWatchedPage(browser, [otherUrl]);
+    const { page, context } = watched;
+    const count = (request: string) => requestsIn(log).filter((r) => r === request).length;
+    try {
+      await signIn(page, otherUrl);
+      await controlled(page);
+      expect(await page.evaluate('navigator.serviceWorker.controller.scriptURL')).toBe(
+        `${otherUrl}/app/sw.js?cacheStrategy=cache-first&syncOnReconnect=false`,
+      );
+      // cache-first: the feeds' status is asked once, then answered from the worker's cache.
+      await page.getByRole('link', { name: 'Feeds' }).click();
+      await page.getByText('No integration is configured.').waitFor();
+      const asked = count('GET /api/v1/feeds/status');
+      await page.getByRole('link', { name: 'Scan' }).click();
+      await page.getByRole('link', { name: 'Feeds' }).click();
+      await page.getByText('No integration is configured.').waitFor();
+      expect(count('GET /api/v1/feeds/status')).toBe(asked);
+      // The sign-in check is never answered from the cache: a wrong token is refused by the server.
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByLabel('API token').fill('not-the-token');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await expect.poll(() => page.getByRole('alert').textContent()).toContain('refused this token');
+      expect(count('GET /api/v1/feeds/status')).toBe(asked + 1);
+      await page.getByLabel('API token').fill(TOKEN);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('button', { name: 'Sign out' }).waitFor();
+      // No queue: a scan made offline says it was not sent, and nothing is sent when the network is back.
+      await page.getByRole('link', { name: 'Scan' }).click();
+      await context.setOffline(true);
+      await page.getByLabel(/^Indicators/).fill(LISTED);
+      await page.getByRole('button', { name: 'Scan', exact: true }).click();
+      await expect.poll(() => page.getByTestId('scan-message').textContent()).toContain('cannot be reached');
+      await context.setOffline(false);
+      await page.evaluate("window.dispatchEvent(new Event('online'))");
+      await page.waitForTimeout(1000);
+      expect(count('POST /api/v1/threats/batch')).toBe(0);
+      // The problems: the refused token and the scan that could not leave the browser.
+      expect(watched.problems()).toEqual({
+        ...NO_PROBLEMS,
+        consoleErrors: [
+          expect.stringContaining('status of 401 (Unauthorized)'),
+          expect.stringMatching(/^Failed to load resource: net::ERR_FAILED \(.*\/api\/v1\/threats\/batch:0\)$/),
+        ],
+        failedRequests: [expect.stringContaining('/api/v1/threats/batch')],
+      });
+    } finally {
+      await watched.close();
+      await other.stop();
+    }
+
+    const off = await startPlainServer({ dashboard: { pwa: { enabled: false } } }, []);
+    const offUrl = off.address ?? '';
+    const plain = await openWatchedPage(browser, [offUrl]);
+    try {
+      await signIn(plain.page, offUrl);
+      await plain.page.waitForTimeout(1000);
+      expect(await plain.page.evaluate('navigator.serviceWorker.getRegistrations().then((r) => r.length)')).toBe(0);
+      expect(plain.problems()).toEqual(NO_PROBLEMS);
+    } finally {
+      await plain.close();
+      await off.stop();
+    }
+  }, 120_000);
 });

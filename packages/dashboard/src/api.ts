@@ -35,8 +35,16 @@ export interface ApiAnswer<T> {
   body: T;
 }
 
-/** Sends `method path` (relative to the API's base) with the token; rejects with an {@link ApiError} when refused. */
-export async function request<T>(method: string, path: string, body?: unknown): Promise<ApiAnswer<T>> {
+/**
+ * Sends `method path` (relative to the API's base) with the token; rejects with an {@link ApiError} when refused.
+ * `fresh` asks the server even when the service worker has a cached answer.
+ */
+export async function request<T>(
+  method: string,
+  path: string,
+  body?: unknown,
+  options: { fresh?: boolean } = {},
+): Promise<ApiAnswer<T>> {
   const headers: Record<string, string> = { accept: 'application/json' };
   const current = token();
   if (current) headers.authorization = `Bearer ${current}`;
@@ -47,6 +55,8 @@ export async function request<T>(method: string, path: string, body?: unknown): 
       method,
       headers,
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      // Asked of the server itself: the service worker answers no `no-store` request from its cache.
+      ...(options.fresh ? { cache: 'no-store' as const } : {}),
     });
   } catch {
     throw new ApiError(0, 'the server cannot be reached (offline?)');

@@ -8,7 +8,8 @@ import { CampaignsPage } from './pages/campaigns.js';
 import { FeedsPage } from './pages/feeds.js';
 import { ScanPage } from './pages/scan.js';
 import { SignIn } from './pages/sign-in.js';
-import { registerServiceWorker, tellWorker } from './pwa/register.js';
+import { optionsFromUrl } from './pwa/pwa-options.js';
+import { registerServiceWorker, tellWorker, unregisterServiceWorkers } from './pwa/register.js';
 import { emitWorkerMessage, onWorkerMessage } from './pwa/worker-events.js';
 
 const PAGES = [
@@ -110,6 +111,12 @@ if (root) {
   // When the first page was on screen, for the benchmark (bench/dashboard) and the browser's performance panel.
   performance.mark('threatlib:first-render');
 }
-void registerServiceWorker({}, emitWorkerMessage).catch(() => {
-  // A browser without service workers (or a private window that refuses them) still has the live pages.
-});
+// The server writes its `pwa` options in the page (`<meta name="threatlib-pwa" content="cacheStrategy=...">`).
+const pwa = new URLSearchParams(document.querySelector<HTMLMetaElement>('meta[name="threatlib-pwa"]')?.content ?? '');
+if (pwa.get('enabled') === 'false') {
+  void unregisterServiceWorkers();
+} else {
+  void registerServiceWorker(optionsFromUrl(new URL(`?${pwa}`, location.href)), emitWorkerMessage).catch(() => {
+    // A browser without service workers (or a private window that refuses them) still has the live pages.
+  });
+}

@@ -20,7 +20,7 @@ import { type AuthFailureLimit, AuthFailureLimiter } from './auth/auth-failure-l
 import { authenticateRoutes } from './auth/authentication-hook.js';
 import { Authenticator, type ServerAuthentication } from './auth/authenticator.js';
 import { CampaignLog } from './campaigns/campaign-log.js';
-import { dashboardAssets } from './dashboard/dashboard-assets.js';
+import { type DashboardPwaOptions, dashboardAssets } from './dashboard/dashboard-assets.js';
 import { type ClientHealth, clientHealth } from './health/client-health.js';
 import { DEFAULT_HEALTH_CACHE_MS, ProbeCache } from './health/probe-cache.js';
 import type { RequestLimiter } from './http/batch-rate-cost.js';
@@ -110,9 +110,10 @@ export interface APIServerOptions extends ConnectionOptions {
   protectProbes?: boolean;
   /**
    * Serve the dashboard at `/app` (default true): the analyst's page (scan, alerts, feeds, campaigns) built into the
-   * package, talking to this server's API with the same bearer token. `/` links it either way it is built.
+   * package, talking to this server's API with the same bearer token. `/` links it when it is served. `{pwa}` sets
+   * how its service worker works (the documented `pwa` options; see {@link DashboardPwaOptions}).
    */
-  dashboard?: boolean;
+  dashboard?: boolean | { pwa?: DashboardPwaOptions };
   /**
    * Incoming webhooks served on this server's port: a `WebhookManager` of `@threatlib/webhooks` (anything with a
    * fastify `plugin`). Its routes (`POST <server.path>`, default `/webhooks`, and `/webhooks/<eventName>`) are outside
@@ -409,7 +410,12 @@ export class APIServer {
       ],
     });
     registerDocsRoutes(app, { document, prefixes: this.#mounted.map((m) => m.prefix) });
-    const dashboard = this.#options.dashboard ? dashboardAssets() : undefined;
+    const dashboard = this.#options.dashboard
+      ? dashboardAssets(
+          undefined,
+          typeof this.#options.dashboard === 'object' ? this.#options.dashboard.pwa : undefined,
+        )
+      : undefined;
     if (this.#options.dashboard && !dashboard)
       app.log.warn('the dashboard is missing (build @threatlib/server with pnpm run build): /app is not served');
     registerDashboardRoutes(app, dashboard);

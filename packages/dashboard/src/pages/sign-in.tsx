@@ -17,7 +17,8 @@ export function SignIn({ onSignIn }: { onSignIn: (token: string) => void }) {
     setError(undefined);
     setToken(candidate);
     try {
-      await request('GET', 'feeds/status');
+      // Always the server's answer: a cached one would let any token in.
+      await request('GET', 'feeds/status', undefined, { fresh: true });
       onSignIn(candidate);
     } catch (caught) {
       setToken(undefined);

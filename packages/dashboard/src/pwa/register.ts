@@ -22,3 +22,10 @@ export async function registerServiceWorker(
 export function tellWorker(message: PageMessage): void {
   navigator.serviceWorker?.controller?.postMessage(message);
 }
+
+/** `pwa.enabled: false`: removes the worker a previous visit registered, and with it what it kept offline. */
+export async function unregisterServiceWorkers(): Promise<void> {
+  if (!('serviceWorker' in navigator)) return;
+  navigator.serviceWorker.controller?.postMessage({ type: 'forget' } satisfies PageMessage);
+  for (const registration of await navigator.serviceWorker.getRegistrations()) await registration.unregister();
+}

@@ -58,12 +58,15 @@ export function installServiceWorker(manifest: Array<PrecacheEntry | string>, op
   }
   precacheAndRoute(manifest, { directoryIndex: 'index.html', ignoreURLParametersMatching: [/.*/] });
 
-  // The API's reads.
+  // The API's reads, except those the page wants from the server itself (`cache: 'no-store'`: the sign-in check).
   const reads =
     strategy === 'cache-first' ? new CacheFirst({ cacheName: API_CACHE }) : new NetworkFirst({ cacheName: API_CACHE });
   registerRoute(
     ({ url, request }) =>
-      url.origin === self.location.origin && url.pathname.startsWith(api) && request.method === 'GET',
+      url.origin === self.location.origin &&
+      url.pathname.startsWith(api) &&
+      request.method === 'GET' &&
+      request.cache !== 'no-store',
     reads,
   );
 

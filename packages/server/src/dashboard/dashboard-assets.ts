@@ -22,6 +22,19 @@ const TYPES: Readonly<Record<string, string>> = {
   '.json': 'application/json; charset=utf-8',
 };
 
+/**
+ * How the dashboard's service worker works (the documented `pwa` options): `enabled` (default true; false registers
+ * no worker and removes one registered before), `cacheStrategy` for the page and the API's reads (`network-first`,
+ * default, or `cache-first`), `offlineData` (keep recent verdicts: true for 500, a number, or false) and
+ * `syncOnReconnect` (queue scans and alert actions made offline; default true).
+ */
+export interface DashboardPwaOptions {
+  enabled?: boolean;
+  cacheStrategy?: 'cache-first' | 'network-first';
+  offlineData?: boolean | number;
+  syncOnReconnect?: boolean;
+}
+
 /** Where the server's build copies the dashboard (scripts/copy-dashboard.mjs). */
 const DEFAULT_DIR = fileURLToPath(new URL('../../dist/app/', import.meta.url));
 
@@ -34,7 +47,10 @@ const MAX_BYTES = 20 * 1024 * 1024;
  * undefined when the dashboard was not built there (a `tsc` without `pnpm run build`). Requests are answered from
  * this map alone: a path that is not one of its keys is not found, so no request reaches the file system.
  */
-export function dashboardAssets(dir: string = DEFAULT_DIR): Map<string, DashboardAsset> | undefined {
+export function dashboardAssets(
+  dir: string = DEFAULT_DIR,
+  pwa: DashboardPwaOptions = {},
+): Map<string, DashboardAsset> | undefined {
   let names: string[];
   try {
     if (!statSync(join(dir, 'index.html')).isFile()) return undefined;
@@ -47,7 +63,8 @@ export function dashboardAssets(dir: string = DEFAULT_DIR): Map<string, Dashboar
   for (const name of names.slice(0, MAX_FILES)) {
     const type = TYPES[extname(name)];
     if (!type) continue;
-    const body = readFileSync(join(dir, name));
+    const body =
+      name === 'index.html' ? withPwaOptions(readFileSync(join(dir, name)), pwa) : readFileSync(join(dir, name));
     bytes += body.length;
     if (bytes > MAX_BYTES) break;
     assets.set(name, {
@@ -58,6 +75,24 @@ export function dashboardAssets(dir: string = DEFAULT_DIR): Map<string, Dashboar
     });
   }
   return assets;
+}
+
+/**
+ * The page with its `pwa` options in `<meta name="threatlib-pwa" content="...">` (a query string the page reads and
+ * hands to its service worker's URL).
+ */
+function withPwaOptions(page: Buffer, pwa: DashboardPwaOptions): Buffer {
+  const params = new URLSearchParams();
+  if (pwa.enabled === false) params.set('enabled', 'false');
+  if (pwa.cacheStrategy) params.set('cacheStrategy', pwa.cacheStrategy);
+  if (pwa.offlineData !== undefined) params.set('offlineData', String(pwa.offlineData));
+  if (pwa.syncOnReconnect === false) params.set('syncOnReconnect', 'false');
+  const content = params.toString().replaceAll('&', '&amp;');
+  return Buffer.from(
+    page
+      .toString('utf8')
+      .replace('<meta name="threatlib-pwa" content="">', `<meta name="threatlib-pwa" content="${content}">`),
+  );
 }
 
 function listFiles(root: string, dir: string): string[] {

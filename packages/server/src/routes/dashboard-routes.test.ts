@@ -2,6 +2,7 @@
 // of the built files (traversal, encoded dots, NUL, a long path) is a 4xx problem, never a 5xx or a file outside.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { APIServer } from '../api-server.js';
 import { rawExchange, requestFrom } from '../http/raw-http.test-suite.js';
 import { serveForTest } from '../test-support/serve.js';
 
@@ -111,6 +112,31 @@ describe('the dashboard at /app', () => {
       });
       expect([target, (response?.status ?? 0) >= 400 && (response?.status ?? 0) < 500]).toEqual([target, true]);
     }
+  });
+
+  it('writes the pwa options in the page for its service worker, and refuses ones that are not options', async () => {
+    const { call } = await serveForTest({
+      dashboard: { pwa: { cacheStrategy: 'cache-first', offlineData: 50, syncOnReconnect: false } },
+    });
+    const page = await (await call('/app/', { token: null })).text();
+    expect(page).toContain(
+      '<meta name="threatlib-pwa" content="cacheStrategy=cache-first&amp;offlineData=50&amp;syncOnReconnect=false">',
+    );
+    const defaults = await serveForTest();
+    expect(await (await defaults.call('/app/', { token: null })).text()).toContain(
+      '<meta name="threatlib-pwa" content="">',
+    );
+    const off = await serveForTest({ dashboard: { pwa: { enabled: false } } });
+    expect(await (await off.call('/app/', { token: null })).text()).toContain(
+      '<meta name="threatlib-pwa" content="enabled=false">',
+    );
+    expect(
+      () => new APIServer({ dashboard: { pwa: { cacheStrategy: 'stale-while-revalidate' as 'cache-first' } } }),
+    ).toThrow(
+      /dashboard\.pwa\.cacheStrategy: cacheStrategy is cache-first or network-first; got "stale-while-revalidate"/,
+    );
+    expect(() => new APIServer({ dashboard: { pwa: { offlineData: -1 } } })).toThrow(/dashboard\.pwa\.offlineData/);
+    expect(() => new APIServer({ dashboard: { pwa: { sync: true } as never } })).toThrow(/dashboard\.pwa/);
   });
 
   it('serves no dashboard with dashboard: false (and / does not link it)', async () => {
