@@ -70,6 +70,17 @@ function App() {
   };
   return (
     <>
+      {/* Moves the focus past the navigation without touching the hash (the pages' router). */}
+      <a
+        class="skip"
+        href="#main"
+        onClick={(event) => {
+          event.preventDefault();
+          document.getElementById('main')?.focus();
+        }}
+      >
+        Skip to the page
+      </a>
       <header class="top">
         <span class="brand">threatlib</span>
         <nav aria-label="Pages">
@@ -91,7 +102,7 @@ function App() {
           Sign out
         </button>
       </header>
-      <main id="main">
+      <main id="main" tabIndex={-1}>
         {/* Kept mounted: its table and a scan waiting to be sent stay while the analyst looks at other pages. */}
         <div hidden={page !== 'scan'}>
           <ScanPage online={online} />

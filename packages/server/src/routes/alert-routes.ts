@@ -2,7 +2,8 @@ import type { ThreatClient } from '@threatlib/core';
 import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
 import { pageWithinBudget } from '../http/budgeted-page.js';
-import { PROBLEM_TYPES, ProblemError } from '../http/problem.js';
+import { PROBLEM_TYPES, ProblemError, validationProblem } from '../http/problem.js';
+import { reportedIssues } from '../http/validation-issues.js';
 import * as S from '../schemas.js';
 import { parse } from './parse-input.js';
 
@@ -62,9 +63,13 @@ export function registerAlertRoutes(app: FastifyInstance, { client, alertPageByt
   });
 
   // Delivered again to each started integration that has not taken it (failed or left pending), in the background.
-  app.post('/alerts/:id/redeliver', async (request, reply) => {
+  app.post('/alerts/:id/redeliver', { config: { bodyOptional: true } }, async (request, reply) => {
     const { id } = parse(S.AlertIdParams, request.params, 'path');
-    parse(S.RedeliverRequest, request.body, 'request body');
+    // No body, or an empty object (`null` and anything else are refused).
+    if (request.body !== undefined) {
+      const checked = S.RedeliverRequest.safeParse(request.body);
+      if (!checked.success) throw validationProblem('request body', reportedIssues(checked.error.issues));
+    }
     const alert = await client.alerts.redeliver(id);
     if (!alert) throw alertNotFound();
     return reply.code(202).type('application/json; charset=utf-8').send(alert);

@@ -64,6 +64,15 @@ describe('POST /alerts/{id}/redeliver', () => {
     expect((await json(missing)).title).toBe('Alert not found');
     const withFields = await call(`/api/v1/alerts/${alert.id}/redeliver`, post({ now: true }));
     expect(withFields.status).toBe(400);
+    // No body at all needs no Content-Type; `null` is not an empty object; a body that is not JSON is refused.
+    expect((await call(`/api/v1/alerts/${alert.id}/redeliver`, { method: 'POST' })).status).toBe(202);
+    expect((await call(`/api/v1/alerts/${alert.id}/redeliver`, post('null'))).status).toBe(400);
+    const text = await call(`/api/v1/alerts/${alert.id}/redeliver`, {
+      method: 'POST',
+      body: 'now',
+      headers: { 'content-type': 'text/plain' },
+    });
+    expect(text.status).toBe(415);
     expect((await call(`/api/v1/alerts/${alert.id}/redeliver`, { ...post({}), token: null })).status).toBe(401);
   });
 });

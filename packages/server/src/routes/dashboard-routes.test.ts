@@ -17,6 +17,9 @@ describe('the dashboard at /app', () => {
     const page = await home.text();
     expect(page).toContain('href="app/"');
     expect(page).toContain('href="docs"');
+    // Another method on the page is 405 naming the ones it answers, as on every route.
+    const trace = await call('/app/', { token: null, method: 'DELETE' });
+    expect([trace.status, trace.headers.get('allow')]).toEqual([405, 'GET, HEAD']);
     const redirect = await call('/app', { token: null, redirect: 'manual' });
     expect(redirect.status).toBe(301);
     expect(redirect.headers.get('location')).toBe('app/');

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DashboardAsset } from '../dashboard/dashboard-assets.js';
 import { type CspDirectives, securityHeaders } from '../http/security-headers.js';
 
@@ -37,8 +37,7 @@ export function registerDashboardRoutes(app: FastifyInstance, assets: Map<string
   if (!assets) return;
   // Relative, so it works behind a proxy that adds a path.
   app.get('/app', { config: { rateLimit: false } }, async (_request, reply) => reply.redirect('app/', 301));
-  app.get('/app/*', async (request, reply) => {
-    const path = (request.params as { '*'?: string })['*'] || 'index.html';
+  const serve = async (path: string, request: FastifyRequest, reply: FastifyReply) => {
     const asset = assets.get(path);
     if (!asset) return reply.callNotFound();
     reply.header('content-security-policy', csp).header('etag', asset.etag);
@@ -46,7 +45,12 @@ export function registerDashboardRoutes(app: FastifyInstance, assets: Map<string
     reply.header('cache-control', asset.immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
     if (request.headers['if-none-match'] === asset.etag) return reply.code(304).send();
     return reply.type(asset.type).send(asset.body);
-  });
+  };
+  // The page has a route of its own, so that another method on it is answered 405 with `Allow`, as on any route.
+  app.get('/app/', (request, reply) => serve('index.html', request, reply));
+  app.get('/app/*', (request, reply) =>
+    serve((request.params as { '*'?: string })['*'] || 'index.html', request, reply),
+  );
 }
 
 /** The page at `/`: where the dashboard, the API reference and the OpenAPI document are. */
