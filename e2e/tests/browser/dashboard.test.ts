@@ -299,6 +299,10 @@ describeWithChromium('the dashboard at /app in Chromium', () => {
         /malicious.*stored/s,
       );
       await checkPage(watched, 'offline');
+      // Chromium has Background Sync: the queue registered its sync, which fires when the browser is online again.
+      expect(
+        await page.evaluate('navigator.serviceWorker.ready.then((r) => ("sync" in r ? r.sync.getTags() : []))'),
+      ).toContain('workbox-background-sync:threatlib-offline-actions');
 
       // An alert action made offline: the alert comes from the cached API answers, the redelivery is queued after
       // the scan.

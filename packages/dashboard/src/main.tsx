@@ -57,13 +57,21 @@ function App() {
       <SignIn
         onSignIn={(value) => {
           setToken(value);
-          tellWorker({ type: 'token', token: value });
+          // The new token, and a replay: what waited for a valid token goes now.
+          tellWorker({ type: 'replay', token: value });
           setSignedIn(true);
         }}
       />
     );
   }
   const signOut = () => {
+    // Signing out forgets what was queued offline: never without saying so.
+    if (
+      waiting > 0 &&
+      !window.confirm(`${waiting} action(s) made offline have not been sent yet; signing out drops them. Sign out?`)
+    ) {
+      return;
+    }
     setToken(undefined);
     tellWorker({ type: 'forget' });
     setSignedIn(false);

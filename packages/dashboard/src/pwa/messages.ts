@@ -2,9 +2,10 @@
 
 /** The page's messages to the worker. */
 export type PageMessage =
-  /** Sent at start and after sign-in: the token the worker adds to what it replays (kept in its memory only). */
-  | { type: 'token'; token: string | undefined }
-  /** The network is back (`online`), or the page started: send what was queued, in order. */
+  /**
+   * The page started, signed in, or the network is back (`online`): send what was queued, in order, with `token`
+   * (which the worker keeps in its memory only, for the replays to come).
+   */
   | { type: 'replay'; token: string | undefined }
   /** Sign-out: forget the token, the stored verdicts, the cached API answers and the queue. */
   | { type: 'forget' };

@@ -195,8 +195,7 @@ export function installServiceWorker(manifest: Array<PrecacheEntry | string>, op
 
   self.addEventListener('message', (event: ExtendableMessageEvent) => {
     const message = event.data as PageMessage | undefined;
-    if (message?.type === 'token') token = message.token;
-    else if (message?.type === 'replay') {
+    if (message?.type === 'replay') {
       token = message.token;
       event.waitUntil(replay().catch(() => undefined));
     } else if (message?.type === 'forget') {
