@@ -348,7 +348,8 @@ describeWithChromium('the dashboard at /app in Chromium', () => {
   it("follows the server's pwa options: cache-first API reads, no offline queue without syncOnReconnect, no worker when disabled", async () => {
     const log: string[] = [];
     const other = await startPlainServer(
-      { dashboard: { pwa: { cacheStrategy: 'cache-first', syncOnReconnect: false } } },
+      // protectProbes: the feeds page reads /health with the API's token.
+      { dashboard: { pwa: { cacheStrategy: 'cache-first', syncOnReconnect: false } }, protectProbes: true },
       log,
     );
     const otherUrl = other.address ?? '';

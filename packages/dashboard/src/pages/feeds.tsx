@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { get } from '../api.js';
+import { get, token } from '../api.js';
 import { ms, when } from '../format.js';
 import { Sparkline } from '../sparkline.js';
 import type { FeedQuota, FeedState, Health } from '../types.js';
@@ -26,8 +26,14 @@ export function FeedsPage() {
         const [status, quotas, health] = await Promise.all([
           get<{ feeds: FeedState[] }>('feeds/status'),
           get<{ feeds: FeedQuota[] }>('quotas'),
-          fetch(new URL('../health', document.baseURI).pathname, { headers: { accept: 'application/json' } })
-            .then((response) => response.json() as Promise<Health>)
+          // At the server's root, not under the API; with protectProbes it takes the API's token.
+          fetch(new URL('../health', document.baseURI).pathname, {
+            headers: { accept: 'application/json', ...(token() ? { authorization: `Bearer ${token()}` } : {}) },
+          })
+            // A refusal (401 when the token may not read the probes) leaves the integrations unknown.
+            .then((response) =>
+              response.status === 401 || response.status === 403 ? undefined : (response.json() as Promise<Health>),
+            )
             .catch(() => undefined),
         ]);
         if (stopped) return;
