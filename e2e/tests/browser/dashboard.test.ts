@@ -244,16 +244,20 @@ describeWithChromium('the dashboard at /app in Chromium', () => {
       await checkPage(watched, 'scan');
 
       // The explanation of a row: each source, the lists, the STIX pattern.
-      await listedRow.getByRole('button').click();
+      // By keyboard: the row's button takes Enter, and the explanation's heading takes the focus.
+      await listedRow.getByRole('button').focus();
+      await page.keyboard.press('Enter');
       const explanation = page.getByTestId('explanation');
       await explanation.waitFor();
+      await expect.poll(() => page.evaluate('document.activeElement?.id')).toBe('explanation-title');
       await expect.poll(() => page.getByTestId('stix-pattern').textContent()).toBe(`[ipv4-addr:value = '${LISTED}']`);
       await expect.poll(() => explanation.getByTestId('contributions').textContent()).toContain('list:example');
       await expect.poll(() => explanation.textContent()).toMatch(/yes: /);
       await checkPage(watched, 'explanation');
 
       // Alerts: the scan's threats raised alerts, delivered to one integration and failed at the other.
-      await page.getByRole('link', { name: 'Alerts' }).click();
+      await page.getByRole('link', { name: 'Alerts' }).focus();
+      await page.keyboard.press('Enter');
       const alerts = page.getByTestId('alerts');
       await expect.poll(() => alerts.textContent(), { timeout: 20_000 }).toContain(LISTED);
       await alerts.locator('tbody tr', { hasText: LISTED }).first().getByRole('button').click();
