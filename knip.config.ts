@@ -99,7 +99,6 @@ const config: KnipConfig = {
     'packages/storage/src/search-index/indicator-history.ts': ['exports', 'types'], // historyId, IndicatorSource
     'packages/storage/src/search-index/search-alert-store.ts': ['exports'], // MAX_ALERT_BYTES
     'packages/storage/src/search-index/search-index-options.ts': ['exports'], // the options schemas
-    'packages/storage/src/search-index/search-index-storage.ts': ['exports'], // DOCUMENT_INDEX_KEYS
     'packages/storage/src/search-index/threat-records.ts': ['exports'], // searchFieldsOf
     'packages/webhooks/src/incoming/incoming-webhooks.ts': ['exports'], // GITHUB_REPLAY_WINDOW_SECONDS
     'packages/webhooks/src/integration/threat-update.ts': ['exports'], // ThreatUpdateDataSchema

@@ -12,15 +12,9 @@ import { createHttpClient, type HttpClient } from '../http/http-client.js';
 import { HttpError } from '../http/http-error.js';
 import { parseIndicator } from '../indicators/index.js';
 import { silentLogger } from '../logging/logger.js';
+import { DOMAIN, IPV4, KEY, MD5, SHA256, URL_ } from '../test-support/urlhaus-values.js';
 import type { FeedLookupContext, FeedLookupResult } from './feed.js';
 import { urlhausFeed } from './urlhaus.js';
-
-const KEY = 'urlhaus-test-auth-key-0123456789';
-const IPV4 = '198.51.100.23';
-const DOMAIN = 'malware-host.example.com';
-const URL_ = 'http://malware-host.example.com/bins/mozi.m?x=1&y=2';
-const MD5 = '44d88612fea8a8f36de82e1278abb02f';
-const SHA256 = '275a021bbfb6489e54d471899f7db9d1663fc695ec2fe2a2c4538aabf651fd0f';
 
 let emu: FeedEmulator;
 let http: HttpClient;
@@ -346,27 +340,6 @@ describe('urlhausFeed', () => {
   });
 
   describe('the emulator refuses what URLhaus refuses', () => {
-    const post = (path: string, body: string, type = 'application/x-www-form-urlencoded') =>
-      http.request(`${emu.endpoints.feed_urls}${path}`, { method: 'POST', headers: { 'content-type': type }, body });
-
-    it('answers a GET with http_post_expected', async () => {
-      const response = await http.request(`${emu.endpoints.feed_urls}/host/`);
-      expect(response.status).toBe(405);
-      expect(JSON.parse(response.body)).toEqual({ query_status: 'http_post_expected' });
-    });
-
-    it('answers a JSON body, an IPv6 host or a bad hash with the invalid_* status', async () => {
-      expect(JSON.parse((await post('/host/', JSON.stringify({ host: DOMAIN }), 'application/json')).body)).toEqual({
-        query_status: 'invalid_host',
-      });
-      expect(JSON.parse((await post('/host/', 'host=2001%3Adb8%3A%3A1')).body)).toEqual({
-        query_status: 'invalid_host',
-      });
-      expect(JSON.parse((await post('/url/', 'url=not-a-url')).body)).toEqual({ query_status: 'invalid_url' });
-      expect(JSON.parse((await post('/payload/', 'sha256_hash=abc')).body)).toEqual({ query_status: 'invalid_sha256' });
-      expect(JSON.parse((await post('/payload/', 'md5_hash=abc')).body)).toEqual({ query_status: 'invalid_md5' });
-    });
-
     it('reports a refusal in query_status as an error naming it', async () => {
       stubAnswer = { status: 200, body: await fixture('invalid-host.json') };
       const result = await urlhausFeed.lookup(parseIndicator(DOMAIN), context({ endpoint: stubEndpoint }));

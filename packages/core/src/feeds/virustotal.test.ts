@@ -1,18 +1,16 @@
-import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type FeedEmulator, FIXTURE_REFERENCE_TIMES, startFeedEmulator } from '@threatlib/feed-emulator';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHttpClient, type HttpClient } from '../http/http-client.js';
-import { type IndicatorType, parseIndicator } from '../indicators/index.js';
+import { parseIndicator } from '../indicators/index.js';
 import { silentLogger } from '../logging/logger.js';
+import { CASES, GUI, isFile, KEY, MD5, SHA256, URL_ID } from '../test-support/virustotal-cases.js';
 import type { FeedLookupContext, FeedLookupResult } from './feed.js';
 import { virustotalFeed } from './virustotal.js';
 
-const KEY = 'vt-test-key-0123456789abcdef';
 const LAST_ANALYSIS = '2024-06-01T00:00:00.000Z';
-const GUI = 'https://www.virustotal.com/gui';
 
 let emu: FeedEmulator;
 let http: HttpClient;
@@ -71,102 +69,6 @@ async function lookupFixture(input: string, fixture: string, status = 200): Prom
   seen.push({ label: fixture, result });
   return result;
 }
-
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
-
-const MD5 = '44d88612fea8a8f36de82e1278abb02f';
-const SHA1 = '3395856ce81f2b7382dee72602f798b642f14140';
-const SHA256 = '275a021bbfb6489e54d471899f7db9d1663fc695ec2fe2a2c4538aabf651fd0f';
-
-interface Case {
-  type: IndicatorType;
-  /** What is passed to parseIndicator. */
-  input: string;
-  /** What the emulator records as the indicator (the value scripts use). */
-  indicator: string;
-  /** Path below the API prefix, exactly as sent. */
-  path: string;
-  /** The object's page on the VirusTotal site when it answered. */
-  page: string;
-  /** The page the not-found answer links to. */
-  notFoundPage: string;
-  noun: string;
-}
-
-// The URL is given defanged; its normalised form has a `~`, whose base64url encoding holds a `-` (a `+` in standard
-// base64) and would need padding, so the identifier checks both the alphabet and the unpadded form.
-const URL_VALUE = 'http://evil.com/dl.php?id=~1';
-const URL_ID = 'aHR0cDovL2V2aWwuY29tL2RsLnBocD9pZD1-MQ';
-
-const CASES: readonly Case[] = [
-  {
-    type: 'domain',
-    input: 'evil[.]com',
-    indicator: 'evil.com',
-    path: '/domains/evil.com',
-    page: `${GUI}/domain/evil.com`,
-    notFoundPage: `${GUI}/domain/evil.com`,
-    noun: 'domain',
-  },
-  {
-    type: 'ipv4',
-    input: '198.51.100.23',
-    indicator: '198.51.100.23',
-    path: '/ip_addresses/198.51.100.23',
-    page: `${GUI}/ip-address/198.51.100.23`,
-    notFoundPage: `${GUI}/ip-address/198.51.100.23`,
-    noun: 'IP address',
-  },
-  {
-    type: 'ipv6',
-    input: '2001:DB8:0:0:0:0:0:1',
-    indicator: '2001:db8::1',
-    path: '/ip_addresses/2001:db8::1',
-    page: `${GUI}/ip-address/2001:db8::1`,
-    notFoundPage: `${GUI}/ip-address/2001:db8::1`,
-    noun: 'IP address',
-  },
-  {
-    type: 'url',
-    input: 'hxxp://evil[.]com/dl.php?id=~1',
-    indicator: URL_VALUE,
-    path: `/urls/${URL_ID}`,
-    page: `${GUI}/url/${sha256(URL_VALUE)}`,
-    notFoundPage: `${GUI}/url/${URL_ID}`,
-    noun: 'URL',
-  },
-  {
-    type: 'md5',
-    input: MD5.toUpperCase(),
-    indicator: MD5,
-    path: `/files/${MD5}`,
-    page: `${GUI}/file/${sha256(MD5)}`,
-    notFoundPage: `${GUI}/file/${MD5}`,
-    noun: 'file',
-  },
-  {
-    type: 'sha1',
-    input: SHA1,
-    indicator: SHA1,
-    path: `/files/${SHA1}`,
-    page: `${GUI}/file/${sha256(SHA1)}`,
-    notFoundPage: `${GUI}/file/${SHA1}`,
-    noun: 'file',
-  },
-  {
-    type: 'sha256',
-    input: SHA256,
-    indicator: SHA256,
-    path: `/files/${SHA256}`,
-    page: `${GUI}/file/${SHA256}`,
-    notFoundPage: `${GUI}/file/${SHA256}`,
-    noun: 'file',
-  },
-];
-
-const isFile = (c: Case) => c.type === 'md5' || c.type === 'sha1' || c.type === 'sha256';
 
 describe('virustotalFeed', () => {
   it('describes itself as the feed_scan feed', () => {
@@ -555,45 +457,6 @@ describe('virustotalFeed', () => {
       expect(result.status).toBe('error');
       expect(result.error?.statusCode).toBe(400);
       expect(result.error?.message).toContain('NotAvailableYet');
-    });
-  });
-
-  describe('the emulator refuses what the real API refuses', () => {
-    const base = () => emu.endpoints.feed_scan;
-
-    it('answers a request without the key with AuthenticationRequiredError', async () => {
-      const response = await http.request(`${base()}/domains/evil.com`);
-      expect(response.status).toBe(401);
-      expect(JSON.parse(response.body)).toEqual({
-        error: { code: 'AuthenticationRequiredError', message: 'X-Apikey header is missing' },
-      });
-    });
-
-    it('answers another method with BadRequestError', async () => {
-      const response = await http.request(`${base()}/domains/evil.com`, {
-        method: 'POST',
-        headers: { 'x-apikey': KEY },
-      });
-      expect(response.status).toBe(400);
-      expect(JSON.parse(response.body).error.code).toBe('BadRequestError');
-    });
-
-    it('answers an invalid domain, IP address or hash with InvalidArgumentError', async () => {
-      for (const path of ['/domains/not_a_domain', '/ip_addresses/300.1.1.1', '/files/abc123']) {
-        const response = await http.request(`${base()}${path}`, { headers: { 'x-apikey': KEY } });
-        expect(response.status).toBe(400);
-        expect(JSON.parse(response.body).error.code).toBe('InvalidArgumentError');
-      }
-    });
-
-    it('finds no URL for a padded or standard-alphabet identifier', async () => {
-      for (const id of [`${URL_ID}==`, URL_ID.replace('-', '+')]) {
-        const response = await http.request(`${base()}/urls/${encodeURIComponent(id)}`, {
-          headers: { 'x-apikey': KEY },
-        });
-        expect(response.status).toBe(404);
-        expect(JSON.parse(response.body).error.code).toBe('NotFoundError');
-      }
     });
   });
 

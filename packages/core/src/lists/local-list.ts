@@ -1,18 +1,17 @@
-import { InvalidIndicatorError } from '../errors/invalid-indicator-error.js';
+// A local list: its options, the list itself (matching and answering as a feed), and how one is loaded from a file
+// or parsed from text.
 import type { FeedLookupResult } from '../feeds/feed.js';
 import { answer } from '../feeds/feed-response.js';
 import type { FeedVerdict } from '../feeds/feed-result.js';
-import { INDICATOR_TYPES, type Indicator, type IndicatorType } from '../indicators/indicator.js';
-import { parseIndicator } from '../indicators/parse-indicator.js';
-import { refang } from '../indicators/refang.js';
-import { readStixBundleEntries, type StixEntryValue } from '../stix/read-stix-bundle.js';
-import { readCsv } from './csv-reader.js';
+import type { Indicator } from '../indicators/indicator.js';
+import { localEntryRule, withoutFragment } from './host-rules.js';
 import { IndicatorMatcher, type MatcherRule, type MatcherStats } from './indicator-matcher.js';
-import { parseIpRange } from './ip-range.js';
-import { cidrRule, type EntryResult, exactRule, normaliseHostname } from './list-entry.js';
+import { readCsvColumn, readPlain, readStixList, SkipReport } from './list-file-readers.js';
 import { ListLoadError } from './list-load-error.js';
 import { compileMispWarninglist } from './misp-warninglist.js';
-import { MAX_REPORTED_SKIPS, type SkippedEntry } from './warninglist.js';
+import type { SkippedEntry } from './warninglist.js';
+
+export { hostRule, stixEntryRule, withoutFragment } from './host-rules.js';
 
 /** The file formats {@link loadLocalList} reads. */
 const LOCAL_LIST_FORMATS = ['plain', 'csv', 'misp-warninglist', 'stix'] as const;
@@ -92,15 +91,6 @@ export interface LocalListContents {
 }
 
 const SCORES: Readonly<Record<LocalListVerdict, number>> = { malicious: 1, suspicious: 0.5, clean: 0 };
-
-// A CIDR range, which parseIndicator refuses as an indicator but which a list uses to cover many addresses.
-const CIDR_SHAPE = /^[0-9a-f:.]+\/\d{1,3}$/i;
-// After whitespace only, so that a URL's `#fragment` stays part of the URL.
-const TRAILING_COMMENT = /\s+#.*$/s;
-const HOST_TYPES: readonly IndicatorType[] = ['domain', 'url', 'email'];
-// Ranges apply to addresses only in `exact` mode; in `host` mode to URLs on them too.
-const IP_TYPES: readonly IndicatorType[] = ['ipv4', 'ipv6'];
-const IP_HOST_TYPES: readonly IndicatorType[] = ['ipv4', 'ipv6', 'url'];
 
 /**
  * A list of indicators loaded from a file and answered offline, for air-gapped use and for the quick start. Lookups
@@ -293,178 +283,6 @@ export function parseLocalList(text: string, options: Omit<LocalListOptions, 'fi
   });
 }
 
-/**
- * The rules of a STIX bundle: one per value its indicators' patterns name. Skipped entries are numbered by their
- * 1-based position in the bundle's `objects` and named by their STIX id.
- */
-function readStixList(
-  text: string,
-  source: string,
-  match: LocalListMatchMode,
-): { rules: MatcherRule<number | undefined>[]; skips: SkipReport } {
-  const read = readStixBundleEntries(text, Date.now());
-  if (!read.ok) {
-    const problems = read.issues.map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message));
-    throw new ListLoadError(source, `not a STIX bundle: ${problems.join('; ')}`);
-  }
-  const skips = new SkipReport();
-  const rules: MatcherRule<number | undefined>[] = [];
-  for (const skip of read.value.skipped) skips.add(skip.index + 1, skip.id, skip.reason);
-  for (const entry of read.value.entries) {
-    for (const found of entry.values) {
-      const result = stixEntryRule(found, match);
-      if (result.ok) rules.push(result.rule);
-      else skips.add(entry.index + 1, entry.id, result.reason);
-    }
-  }
-  return { rules, skips };
-}
-
-/** A value of a STIX pattern as a rule: of the pattern's own type, an address range for an address type. */
-export function stixEntryRule(found: StixEntryValue, match: LocalListMatchMode): EntryResult<undefined> {
-  const quoted = JSON.stringify(found.value.length > 100 ? `${found.value.slice(0, 100)}…` : found.value);
-  if ((found.type === 'ipv4' || found.type === 'ipv6') && found.value.includes('/')) {
-    const range = parseIpRange(found.value);
-    if (!range.ok) return { ok: false, reason: `${found.where} ${quoted}: ${range.reason}` };
-    const family = found.type === 'ipv4' ? 4 : 6;
-    // An IPv4-mapped IPv6 range is kept as the IPv4 range it covers.
-    if (range.range.family !== family && !(family === 6 && range.range.family === 4)) {
-      return { ok: false, reason: `${found.where} ${quoted} is not an IPv${family} range` };
-    }
-    return cidrRule(found.value, match === 'host' ? IP_HOST_TYPES : IP_TYPES, undefined);
-  }
-  let value: string;
-  try {
-    value = parseIndicator(found.value, found.type).value;
-  } catch (error) {
-    if (InvalidIndicatorError.isInstance(error))
-      return { ok: false, reason: `${found.where} ${quoted}: ${error.reason}` };
-    throw error;
-  }
-  const rule = match === 'host' ? hostRule(value, found.type, undefined) : undefined;
-  return { ok: true, rule: rule ?? { kind: 'exact', value, types: [found.type], entry: value, tag: undefined } };
-}
-
-function readPlain(text: string, add: (line: number, text: string) => void): void {
-  const lines = text.split(/\r\n|\n|\r/);
-  lines.forEach((raw, index) => {
-    const content = raw.replace(TRAILING_COMMENT, '').trim();
-    if (content === '' || content.startsWith('#')) return;
-    add(index + 1, content);
-  });
-}
-
-function readCsvColumn(
-  text: string,
-  column: string | number | undefined,
-  source: string,
-  add: (line: number, text: string) => void,
-  skips: SkipReport,
-): void {
-  let index = typeof column === 'number' ? column : typeof column === 'string' ? undefined : 0;
-  let lastComment: string | undefined;
-  for (const row of readCsv(text)) {
-    if (row.kind === 'comment') {
-      lastComment = row.text;
-      continue;
-    }
-    if (row.kind === 'error') {
-      skips.add(row.line, '', row.reason);
-      continue;
-    }
-    if (index === undefined) {
-      const name = String(column);
-      const inRow = findColumn(row.fields, name);
-      if (inRow !== undefined) {
-        index = inRow;
-        continue;
-      }
-      const commentHeader = lastComment === undefined ? undefined : firstRecord(lastComment);
-      index = commentHeader === undefined ? undefined : findColumn(commentHeader, name);
-      if (index === undefined) {
-        const seen = [...row.fields, ...(commentHeader ?? [])].map((field) => JSON.stringify(field.trim())).join(', ');
-        throw new ListLoadError(
-          source,
-          `CSV column ${JSON.stringify(name)} is not in the header row (line ${row.line}) or the comment line before ` +
-            `it; found ${seen || 'no column names'}`,
-        );
-      }
-    }
-    const cell = row.fields[index];
-    if (cell === undefined || cell.trim() === '') {
-      skips.add(row.line, row.fields.join(','), `has no value in column ${index}`);
-      continue;
-    }
-    add(row.line, cell.trim());
-  }
-}
-
-function findColumn(fields: readonly string[], name: string): number | undefined {
-  const wanted = name.trim();
-  const exact = fields.findIndex((field) => field.trim() === wanted);
-  if (exact !== -1) return exact;
-  const folded = fields.findIndex((field) => field.trim().toLowerCase() === wanted.toLowerCase());
-  return folded === -1 ? undefined : folded;
-}
-
-function firstRecord(text: string): readonly string[] | undefined {
-  for (const row of readCsv(text.trim())) if (row.kind === 'record') return row.fields;
-  return undefined;
-}
-
-/** An entry of a plain or CSV local list as a rule tagged with its line. */
-function localEntryRule(text: string, line: number, match: LocalListMatchMode): EntryResult<number> {
-  const refanged = refang(text);
-  if (refanged.startsWith('*.')) {
-    const host = normaliseHostname(refanged.slice(2));
-    if (!host.ok) return { ok: false, reason: `wildcard host name ${host.reason}` };
-    const entry = `*.${host.hostname}`;
-    return { ok: true, rule: { kind: 'hostname', hostname: host.hostname, types: HOST_TYPES, entry, tag: line } };
-  }
-  if (CIDR_SHAPE.test(refanged)) return cidrRule(refanged, match === 'host' ? IP_HOST_TYPES : IP_TYPES, line);
-  const exact = exactRule(text, INDICATOR_TYPES, line);
-  if (match === 'exact' || !exact.ok || exact.rule.kind !== 'exact') return exact;
-  const rule = hostRule(exact.rule.value, exact.rule.types[0], line);
-  return rule === undefined ? exact : { ok: true, rule };
-}
-
-/**
- * The `host`-mode rule for an entry already parsed as an indicator of `type`: an address as a one-address range
- * that URLs on it match too, a domain as a name with everything under it, a URL without its fragment. Undefined for
- * other types, which match exactly.
- */
-export function hostRule<T>(value: string, type: IndicatorType | undefined, line: T): MatcherRule<T> | undefined {
-  switch (type) {
-    case 'ipv4':
-    case 'ipv6': {
-      const parsed = parseIpRange(value);
-      if (!parsed.ok) return undefined;
-      // The entry shows the address as listed, not as a /32, so evidence for the address itself names only the line.
-      return { kind: 'cidr', range: parsed.range, types: IP_HOST_TYPES, entry: value, tag: line };
-    }
-    case 'domain':
-      return { kind: 'hostname', hostname: value, types: HOST_TYPES, entry: value, tag: line };
-    case 'url': {
-      const url = stripFragment(value);
-      return { kind: 'exact', value: url, types: ['url'], entry: url, tag: line };
-    }
-    default:
-      return undefined;
-  }
-}
-
-/** A URL indicator without its fragment (the part after `#`, which never leaves the client); others as they are. */
-export function withoutFragment(indicator: Indicator): Indicator {
-  if (indicator.type !== 'url') return indicator;
-  const value = stripFragment(indicator.value);
-  return value === indicator.value ? indicator : { ...indicator, value };
-}
-
-function stripFragment(url: string): string {
-  const hash = url.indexOf('#');
-  return hash === -1 ? url : url.slice(0, hash);
-}
-
 function checkOptions(options: Omit<LocalListOptions, 'file'>, source: string): void {
   const { name, format = 'plain', verdict = 'malicious', column, match } = options;
   // Plain JavaScript callers and config files can pass anything; say what is wrong instead of failing later.
@@ -498,17 +316,6 @@ function checkOptions(options: Omit<LocalListOptions, 'file'>, source: string): 
   }
   if (typeof column === 'number' && !(Number.isInteger(column) && column >= 0)) {
     throw new ListLoadError(source, `CSV column index ${column} is not a whole number of 0 or more`);
-  }
-}
-
-/** Counts skipped lines and keeps the first few, so a load reports what it dropped. */
-class SkipReport {
-  count = 0;
-  readonly first: SkippedEntry[] = [];
-
-  add(line: number, entry: string, reason: string): void {
-    this.count += 1;
-    if (this.first.length < MAX_REPORTED_SKIPS) this.first.push({ line, entry: entry.slice(0, 100), reason });
   }
 }
 

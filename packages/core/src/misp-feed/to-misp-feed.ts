@@ -7,10 +7,29 @@ import { indicatorForOutput } from '../indicators/indicator-for-output.js';
 import { INDICATOR_TYPE_NAMES, isIndicatorTypeName } from '../indicators/indicator-type-name.js';
 import { parseIndicator } from '../indicators/parse-indicator.js';
 import { riskScoreForConfidence, SEVERITIES, type Severity, severityForRiskScore } from '../records/severity.js';
-import type { StixCorrelationInput, StixSourceAnswer } from '../stix/to-stix-bundle.js';
+import type { StixSourceAnswer } from '../stix/to-stix-bundle.js';
 import { isUuid, uuidV5 } from '../stix/uuid-v5.js';
 import { quoteForDisplay } from '../text/control-characters.js';
 import { confidenceProblem } from '../units/confidence-scale.js';
+import type {
+  MispFeed,
+  MispFeedAttribute,
+  MispFeedEvent,
+  MispFeedTag,
+  MispManifestEntry,
+  MispOrganisation,
+} from './misp-feed-document.js';
+import type { MispAlertInput, MispCorrelationInput, MispFeedInput, ToMispFeedOptions } from './misp-feed-input.js';
+
+export type {
+  MispFeed,
+  MispFeedAttribute,
+  MispFeedEvent,
+  MispFeedTag,
+  MispManifestEntry,
+  MispOrganisation,
+} from './misp-feed-document.js';
+export type { MispAlertInput, MispCorrelationInput, MispFeedInput, ToMispFeedOptions } from './misp-feed-input.js';
 
 /**
  * The namespace of the UUIDs threatlib gives the MISP events and attributes it writes (UUIDv5, RFC 9562 section
@@ -18,124 +37,11 @@ import { confidenceProblem } from '../units/confidence-scale.js';
  */
 export const THREATLIB_MISP_NAMESPACE = 'f89e962f-f01a-4a08-87a6-7ec1d56c209c';
 
-/** An organisation as MISP events name their creator (`Orgc`). */
-export interface MispOrganisation {
-  readonly name: string;
-  readonly uuid: string;
-}
-
 /** The creator of the events threatlib writes unless `orgc` says otherwise. */
 export const THREATLIB_MISP_ORG: MispOrganisation = {
   name: 'threatlib',
   uuid: '7d0b65fd-bd0f-4e92-97c6-2e38f839ba1a',
 };
-
-/** An alert as {@link toMispFeed} reads it: a stored `Alert` is one. */
-export interface MispAlertInput {
-  /** Gives the event's UUID: the same alert is the same event in every export. */
-  readonly id: string;
-  /** The event's `info`. */
-  readonly title: string;
-  /** Gives `threat_level_id`: critical and high 1 (High), medium 2, low 3, informational 4 (Undefined). */
-  readonly severity: string;
-  /** ISO 8601: the event's date and timestamp. */
-  readonly timestamp: string;
-  /** Kept as a `comment` attribute (not for detection). */
-  readonly description?: string;
-  readonly indicators: readonly {
-    readonly type: string;
-    readonly value: string;
-    readonly confidence?: number;
-    readonly source?: string;
-    readonly sources?: readonly string[];
-  }[];
-}
-
-/**
- * A correlation as {@link toMispFeed} reads it: what `toStixBundle` reads (a `CorrelationResult`, a `Correlation`),
- * and its `riskScore` when it has one.
- */
-export interface MispCorrelationInput extends StixCorrelationInput {
-  /** 1..10: gives `threat_level_id` (else the confidence does, as `riskScoreForConfidence`). */
-  readonly riskScore?: number;
-}
-
-/** What {@link toMispFeed} and `exportMispFeed` take: correlations and alerts, in any mix. */
-export type MispFeedInput = MispCorrelationInput | MispAlertInput;
-
-/** Options of {@link toMispFeed}. */
-export interface ToMispFeedOptions {
-  /** The time of correlations that carry no `startedAt` (default: the current time). */
-  readonly now?: Date | string | number;
-  /** The events' creator (default {@link THREATLIB_MISP_ORG}). */
-  readonly orgc?: MispOrganisation;
-  /** Tags put on every event, such as `tlp:amber` (how the feed may be shared). */
-  readonly tags?: readonly string[];
-}
-
-/** A MISP tag as feeds write it (PyMISP `MISPTag._to_feed`). */
-export interface MispFeedTag {
-  readonly colour: string;
-  readonly local: false;
-  readonly name: string;
-  readonly relationship_type: '';
-}
-
-/** A MISP attribute as feeds write it (PyMISP `MISPAttribute._to_feed`). */
-export interface MispFeedAttribute {
-  readonly category: string;
-  readonly comment: string;
-  readonly deleted: false;
-  readonly disable_correlation: false;
-  /** Seconds since the epoch, as a string (MISP's JSON writes numbers of the database as strings). */
-  readonly timestamp: string;
-  readonly to_ids: boolean;
-  readonly type: string;
-  readonly uuid: string;
-  readonly value: string;
-}
-
-/** The content of one event file, `<uuid>.json` (PyMISP `MISPEvent.to_feed`). */
-export interface MispFeedEvent {
-  readonly Event: {
-    readonly analysis: string;
-    readonly date: string;
-    readonly extends_uuid: '';
-    readonly info: string;
-    readonly protected: false;
-    readonly publish_timestamp: string;
-    readonly published: true;
-    readonly threat_level_id: string;
-    readonly timestamp: string;
-    readonly uuid: string;
-    readonly Orgc: MispOrganisation;
-    readonly Tag: readonly MispFeedTag[];
-    readonly Attribute: readonly MispFeedAttribute[];
-  };
-}
-
-/** One event's line in `manifest.json` (PyMISP `MISPEvent.manifest`): numbers as numbers. */
-export interface MispManifestEntry {
-  readonly Orgc: MispOrganisation;
-  readonly Tag: readonly MispFeedTag[];
-  readonly info: string;
-  readonly date: string;
-  readonly analysis: number;
-  readonly threat_level_id: number;
-  readonly timestamp: number;
-}
-
-/** A MISP feed in memory: its documents, and its files as they are written or served. */
-export interface MispFeed {
-  /** `manifest.json`: each event's UUID to its summary. */
-  readonly manifest: Readonly<Record<string, MispManifestEntry>>;
-  /** The events, by UUID. */
-  readonly events: readonly MispFeedEvent[];
-  /** The lines of `hashes.csv`: the MD5 of each attribute value (each part of a composite one) and its event. */
-  readonly hashes: readonly (readonly [md5: string, eventUuid: string])[];
-  /** Every file of the feed: `<uuid>.json` for each event, then `hashes.csv`, then `manifest.json`. */
-  readonly files: readonly { readonly name: string; readonly text: string }[];
-}
 
 interface AttributeKind {
   readonly type: string;

@@ -1,6 +1,7 @@
+// The RabbitMQ back end: its connection and reconnection, publishing with confirms, and its consumers.
 import type { Logger } from '@threatlib/core';
-import { type Clock, type IntegrationHealth, setOwn } from '@threatlib/core/integration';
-import { type ChannelModel, type ConfirmChannel, type ConsumeMessage, connect, type Options } from 'amqplib';
+import type { Clock, IntegrationHealth } from '@threatlib/core/integration';
+import { type ChannelModel, type ConfirmChannel, type ConsumeMessage, connect } from 'amqplib';
 import { QueueError } from '../errors/queue-error.js';
 import {
   emptyStats,
@@ -9,12 +10,15 @@ import {
   type QueueStats,
   type Subscription,
 } from '../message/backend.js';
-import { attemptOf, deadLetterHeaders, HEADERS, headerText } from '../message/headers.js';
+import { attemptOf, HEADERS, headerText } from '../message/headers.js';
 import { InFlight } from '../message/in-flight.js';
 import { createQueueMessage, type MessageHandler } from '../message/queue-message.js';
 import type { ResolvedRabbitMqOptions } from '../options/processor-options.js';
-import { afterFailure, retryDelayBefore } from '../retry/retry-policy.js';
-import { deadLetterQueue, queueArguments, retryQueue } from './topology.js';
+import { retryDelayBefore } from '../retry/retry-policy.js';
+import { ack, confirmedSend, type Deferred, deferred, message, textHeaders, withHeartbeat } from './amqp-channel.js';
+import { moveFailedMessage } from './failed-delivery.js';
+import { QueueDeclarations } from './queue-declarations.js';
+import { deadLetterQueue, retryQueue } from './topology.js';
 
 interface Consumer {
   source: string;
@@ -23,19 +27,6 @@ interface Consumer {
   channel: ConfirmChannel | undefined;
   consumerTag: string | undefined;
   cancelled: boolean;
-}
-
-interface Deferred {
-  promise: Promise<void>;
-  resolve: () => void;
-}
-
-function deferred(): Deferred {
-  let resolve: () => void = () => undefined;
-  const promise = new Promise<void>((r) => {
-    resolve = r;
-  });
-  return { promise, resolve };
 }
 
 /**
@@ -55,10 +46,8 @@ export class RabbitMqBackend implements QueueBackend {
   readonly #inFlight = new InFlight();
   #connection: ChannelModel | undefined;
   #publisher: ConfirmChannel | undefined;
-  /** Queues declared on the current connection (declaring is idempotent but costs a round trip). */
-  #declared = new Set<string>();
-  /** Declarations under way on the current connection, by queue name. */
-  #declaring = new Map<string, Promise<void>>();
+  /** Queues declared on the current connection. */
+  readonly #declarations = new QueueDeclarations(() => this.#connection);
   #ready: Deferred = deferred();
   #connecting: Promise<void> | undefined;
   #reconnectTimer: unknown;
@@ -100,7 +89,7 @@ export class RabbitMqBackend implements QueueBackend {
       const connection = this.#connection;
       if (!publisher || !connection) continue;
       try {
-        if (!this.#declared.has(destination)) await this.#declare(connection, [destination]);
+        if (!this.#declarations.has(destination)) await this.#declarations.declare(connection, [destination]);
       } catch (error) {
         if (this.#connection === connection) {
           throw new QueueError('rabbitmq', 'publish', `Cannot declare queue "${destination}": ${message(error)}`, {
@@ -253,8 +242,7 @@ export class RabbitMqBackend implements QueueBackend {
       });
       this.#connection = connection;
       this.#publisher = publisher;
-      this.#declared = new Set();
-      this.#declaring = new Map();
+      this.#declarations.reset();
       for (const consumer of this.#consumers) {
         if (!consumer.cancelled && !this.#stopping) await this.#openConsumer(connection, consumer);
       }
@@ -340,53 +328,11 @@ export class RabbitMqBackend implements QueueBackend {
     return new Promise((resolve) => this.#clock.setTimeout(resolve, ms));
   }
 
-  /**
-   * Declares queues on a channel of its own, so a refused declaration closes only that channel. Concurrent callers
-   * share one declaration per queue and connection.
-   */
-  async #declare(connection: ChannelModel, queues: Array<string | { name: string; arguments: Options.AssertQueue }>) {
-    const missing = queues.filter((q) => !this.#declared.has(typeof q === 'string' ? q : q.name));
-    if (missing.length === 0) return;
-    const declaring = this.#declaring;
-    const fresh = missing.filter((q) => !declaring.has(typeof q === 'string' ? q : q.name));
-    if (fresh.length > 0) {
-      const work = this.#assertQueues(connection, fresh);
-      for (const queue of fresh) {
-        const name = typeof queue === 'string' ? queue : queue.name;
-        declaring.set(name, work);
-        work.then(
-          () => {
-            if (this.#connection === connection) this.#declared.add(name);
-            declaring.delete(name);
-          },
-          () => declaring.delete(name),
-        );
-      }
-    }
-    await Promise.all(missing.map((q) => declaring.get(typeof q === 'string' ? q : q.name)));
-  }
-
-  async #assertQueues(
-    connection: ChannelModel,
-    queues: Array<string | { name: string; arguments: Options.AssertQueue }>,
-  ): Promise<void> {
-    const channel = await connection.createChannel();
-    channel.on('error', () => undefined);
-    try {
-      for (const queue of queues) {
-        if (typeof queue === 'string') await channel.assertQueue(queue, queueArguments());
-        else await channel.assertQueue(queue.name, queue.arguments);
-      }
-    } finally {
-      await channel.close().catch(() => undefined);
-    }
-  }
-
   async #openConsumer(connection: ChannelModel, consumer: Consumer): Promise<void> {
     const { source } = consumer;
     const delays = new Set<number>();
     for (let next = 2; next <= this.#options.maxAttempts; next += 1) delays.add(retryDelayBefore(next, this.#options));
-    await this.#declare(connection, [
+    await this.#declarations.declare(connection, [
       source,
       deadLetterQueue(source),
       ...[...delays].map((delay) => retryQueue(source, delay)),
@@ -450,122 +396,16 @@ export class RabbitMqBackend implements QueueBackend {
     try {
       await consumer.handler(message);
     } catch (error) {
-      await this.#handleFailure(consumer, channel, delivery, error, attempt);
+      await moveFailedMessage(
+        { options: this.#options, stats: this.stats, logger: this.#logger, clock: this.#clock },
+        consumer,
+        channel,
+        delivery,
+        error,
+        attempt,
+      );
       return;
     }
     if (ack(channel, delivery)) this.stats.completed += 1;
   }
-
-  async #handleFailure(
-    consumer: Consumer,
-    channel: ConfirmChannel,
-    delivery: ConsumeMessage,
-    error: unknown,
-    attempt: number,
-  ): Promise<void> {
-    const decision = afterFailure(error, attempt, this.#options);
-    const original = delivery.properties.headers ?? {};
-    const properties: Options.Publish = {
-      persistent: true,
-      ...(delivery.properties.contentType ? { contentType: delivery.properties.contentType } : {}),
-      ...(delivery.properties.messageId ? { messageId: delivery.properties.messageId } : {}),
-    };
-    try {
-      if (decision.action === 'retry') {
-        await confirmedSend(channel, retryQueue(consumer.source, decision.delay).name, delivery.content, {
-          ...properties,
-          headers: { ...withoutDeathHistory(original), [HEADERS.attempt]: decision.next },
-        });
-        this.stats.retried += 1;
-        this.#logger.debug(
-          { queue: consumer.source, attempt, delay: decision.delay, err: error },
-          'handler failed; message scheduled for another attempt',
-        );
-      } else {
-        await confirmedSend(channel, deadLetterQueue(consumer.source), delivery.content, {
-          ...properties,
-          headers: {
-            ...withoutDeathHistory(original),
-            ...deadLetterHeaders(error, decision.reason, consumer.source, attempt, this.#clock.now()),
-          },
-        });
-        this.stats.deadLettered += 1;
-        this.#logger.warn(
-          { queue: consumer.source, attempts: attempt, reason: decision.reason, err: error },
-          `message dead-lettered to ${deadLetterQueue(consumer.source)}`,
-        );
-      }
-    } catch (moveError) {
-      // Not moved: leave it to the broker. On a live channel it is requeued now; on a dead one it is redelivered
-      // after the reconnection. Either way it is not lost.
-      this.#logger.warn({ queue: consumer.source, err: moveError }, 'could not move a failed message; requeueing it');
-      try {
-        channel.nack(delivery, false, true);
-      } catch {
-        // The channel is gone; the broker requeues every unacknowledged message of a closed channel.
-      }
-      return;
-    }
-    ack(channel, delivery);
-  }
-}
-
-/** Sends on a confirm channel and resolves when the broker confirmed (rejects when it nacked or the channel died). */
-function confirmedSend(channel: ConfirmChannel, queue: string, body: Buffer, options: Options.Publish) {
-  return new Promise<void>((resolve, reject) => {
-    try {
-      channel.sendToQueue(queue, body, options, (error: unknown) => (error ? reject(asError(error)) : resolve()));
-    } catch (error) {
-      reject(asError(error));
-    }
-  });
-}
-
-/** Acknowledges on the channel that delivered; false when that channel is gone (the broker will redeliver). */
-function ack(channel: ConfirmChannel, delivery: ConsumeMessage): boolean {
-  try {
-    channel.ack(delivery);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function textHeaders(headers: Record<string, unknown> | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers ?? {})) {
-    // Tables and arrays (the broker's x-death history) are not text; a handler has no use for them.
-    if (value === null || value === undefined || (typeof value === 'object' && !Buffer.isBuffer(value))) continue;
-    setOwn(out, name, headerText(value) ?? '');
-  }
-  return out;
-}
-
-/** The broker's dead-letter history grows with every pass through a retry queue; what we keep is our own count. */
-function withoutDeathHistory(headers: Record<string, unknown>): Record<string, unknown> {
-  const {
-    'x-death': _death,
-    'x-first-death-exchange': _exchange,
-    'x-first-death-queue': _queue,
-    'x-first-death-reason': _reason,
-    'x-last-death-exchange': _lastExchange,
-    'x-last-death-queue': _lastQueue,
-    'x-last-death-reason': _lastReason,
-    ...rest
-  } = headers;
-  return rest;
-}
-
-/** The URL with `heartbeat` set, unless the URL sets it itself. */
-function withHeartbeat(connection: string, seconds: number): string {
-  if (/[?&]heartbeat=/.test(connection)) return connection;
-  return `${connection}${connection.includes('?') ? '&' : '?'}heartbeat=${seconds}`;
-}
-
-function asError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error));
-}
-
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

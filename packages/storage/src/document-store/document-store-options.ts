@@ -1,5 +1,6 @@
-import { ConfigurationError } from '@threatlib/core';
-import { recordIssues } from '@threatlib/core/integration';
+import { ConfigurationError, type Logger } from '@threatlib/core';
+import { type Clock, recordIssues } from '@threatlib/core/integration';
+import type { MongoClientOptions } from 'mongodb';
 import { z } from 'zod';
 
 // MongoDB's rules for names: a database name has none of /\. "$*<>:|? and at most 63 bytes; a collection name does
@@ -89,4 +90,16 @@ export function parseDocumentStoreOptions(options: unknown, optionsPath = ''): R
       message: issue.message,
     })),
   );
+}
+
+/** What `new DocumentStoreStorage(options, runtime)` takes besides its options. */
+export interface DocumentStoreRuntime {
+  /** Where the store logs (sweeps, failures); silent without one. */
+  logger?: Logger;
+  /** The clock expiry is judged by and the sweeper runs on (tests pass a `ManualClock`). */
+  clock?: Clock;
+  /** Where the options sit in a configuration (`integrations.storage`), for error paths. */
+  optionsPath?: string;
+  /** More options for the driver's `MongoClient` (TLS, pool size, `monitorCommands`...). */
+  driverOptions?: MongoClientOptions;
 }

@@ -1,3 +1,5 @@
+// The document store: its client, lifecycle and health, the records API (`store`, `query`), the `ThreatStorage`
+// contract, and the webhook outbox and list state it hands out.
 import { type Logger, silentLogger, ThreatlibError, ValidationError } from '@threatlib/core';
 import {
   type Clock,
@@ -17,10 +19,6 @@ import {
   type Filter,
   MongoBulkWriteError,
   MongoClient,
-  type MongoClientOptions,
-  MongoNetworkError,
-  MongoServerSelectionError,
-  ObjectId,
 } from 'mongodb';
 import { parseCampaignReports } from '../contract/campaign-schema.js';
 import { ttlProblem } from '../contract/record-ttl.js';
@@ -41,49 +39,25 @@ import { type AlertDocument, DocumentAlertStore } from './document-alert-store.j
 import {
   type CollectionKey,
   type DocumentStoreOptions,
+  type DocumentStoreRuntime,
   parseDocumentStoreOptions,
   type ResolvedDocumentStoreOptions,
 } from './document-store-options.js';
+import { driverError, messageOf, onlyDuplicates } from './driver-errors.js';
 import { EXPIRY_FIELD, type ExpiryDetection, ExpirySweeper, prepareExpiry } from './expiry.js';
 import { type IndicatorDocument, sightingUpserts, toIndicatorHistory } from './indicator-history.js';
 import { DocumentListState, type ListStateDocument } from './list-state.js';
-import { storableRecord } from './stored-record.js';
+import { type DocumentQueryOptions, queryLimit, querySort } from './query-options.js';
+import { genericDocument, recordCollection } from './record-collection.js';
 import { fromDocument, fromThreatDocument, type ThreatDocument, threatDocument } from './threat-document.js';
+import { writeUpserts } from './upsert-batches.js';
 import { DocumentWebhookOutbox, type WebhookOutboxDocument } from './webhook-outbox.js';
 
-/** What `new DocumentStoreStorage(options, runtime)` takes besides its options. */
-export interface DocumentStoreRuntime {
-  /** Where the store logs (sweeps, failures); silent without one. */
-  logger?: Logger;
-  /** The clock expiry is judged by and the sweeper runs on (tests pass a `ManualClock`). */
-  clock?: Clock;
-  /** Where the options sit in a configuration (`integrations.storage`), for error paths. */
-  optionsPath?: string;
-  /** More options for the driver's `MongoClient` (TLS, pool size, `monitorCommands`...). */
-  driverOptions?: MongoClientOptions;
-}
-
-/** Options of {@link DocumentStoreStorage.query}. */
-export interface DocumentQueryOptions {
-  /** Most records to return (default and cap: the store's `maxResults`). */
-  limit?: number;
-  /** Field paths to sort by, 1 ascending or -1 descending, in order: `{scanDate: -1}`. */
-  sort?: Record<string, 1 | -1>;
-}
+export type { DocumentStoreRuntime } from './document-store-options.js';
+export type { DocumentQueryOptions } from './query-options.js';
 
 /** A document as this store writes it: its id is a string (the record's `id`). */
 type StoredDocument = { _id: string } & Record<string, unknown>;
-
-/**
- * Most update statements sent in one command. FerretDB 1.24 (SQLite) never answers an update command that modifies
- * 100 or more existing documents (the connection hangs until it is cut), which a batch re-seeing the indicators of an
- * earlier one does; 50 a command is far from that, and costs MongoDB a round trip per 50.
- */
-const UPDATES_PER_COMMAND = 50;
-
-/** The keys `store` and `query` accept: the documented collections (alerts go through `alerts`). */
-const RECORD_COLLECTIONS = ['threats', 'campaigns', 'indicators'] as const;
-type RecordCollection = (typeof RECORD_COLLECTIONS)[number];
 
 /**
  * The document store: threat records, campaigns, one history record per indicator and the client's alerts in a
@@ -387,27 +361,14 @@ export class DocumentStoreStorage implements ThreatStorage {
     return write;
   }
 
-  /** Applies the upserts in order, {@link UPDATES_PER_COMMAND} to a command. */
+  /** Applies the upserts in order, in commands of a bounded size (see `writeUpserts`), once the store has started. */
   async #writeUpserts<T extends Document>(
     key: 'indicators' | 'campaigns',
     operations: AnyBulkWriteOperation<T>[],
   ): Promise<void> {
     await this.start();
     const target = this.#collection<T>(key);
-    await this.#run('store', key, async () => {
-      for (let from = 0; from < operations.length; from += UPDATES_PER_COMMAND) {
-        const chunk = operations.slice(from, from + UPDATES_PER_COMMAND);
-        try {
-          await target.bulkWrite(chunk, { ordered: true });
-        } catch (error) {
-          // Two writers upserting the same new indicator (or campaign) at once: one insert loses the race on the
-          // unique index, and the same update applied again now finds the document.
-          if (!(error instanceof MongoBulkWriteError) || !onlyDuplicates(error)) throw error;
-          const failedAt = Math.min(...writeErrorsOf(error).map((e) => e.index));
-          await target.bulkWrite(chunk.slice(failedAt), { ordered: true });
-        }
-      }
-    });
+    await this.#run('store', key, () => writeUpserts(target, operations));
   }
 
   async indicatorHistory(indicator: string): Promise<IndicatorHistory | undefined> {
@@ -487,120 +448,7 @@ export class DocumentStoreStorage implements ThreatStorage {
         key === undefined
           ? `database ${this.options.database}`
           : `collection "${key}" (${this.options.collections[key as CollectionKey] ?? key})`;
-      throw new StorageError(
-        'mongodb',
-        operation,
-        `Document store: ${operation} on ${where} failed: ${scrub(messageOf(error))}`,
-        {
-          ...(key === undefined ? {} : { target: key }),
-          isRetryable: isTransient(error),
-          cause: error,
-        },
-      );
+      throw driverError(operation, where, key, error);
     }
   }
-}
-
-function recordCollection(collection: unknown): RecordCollection {
-  if (typeof collection === 'string' && (RECORD_COLLECTIONS as readonly string[]).includes(collection)) {
-    return collection as RecordCollection;
-  }
-  throw new ValidationError('collection', [
-    {
-      path: '(root)',
-      message: `expected one of ${RECORD_COLLECTIONS.join(', ')} (the keys of "collections"), got ${JSON.stringify(collection) ?? String(collection)}`,
-    },
-  ]);
-}
-
-/** A record of a collection other than threats: plain data; with `ttl` it expires `ttl` s after `scanDate` (or now). */
-function genericDocument(record: unknown, now: number): Record<string, unknown> & { _id: string } {
-  const document = storableRecord(record, 'record');
-  const { id, ttl } = document;
-  if (id !== undefined && (typeof id !== 'string' || !/^[A-Za-z0-9._:-]{1,128}$/.test(id))) {
-    throw new ValidationError('record', [
-      { path: 'id', message: 'expected 1 to 128 letters, digits, ".", "_", ":" or "-"' },
-    ]);
-  }
-  if (document[EXPIRY_FIELD] !== undefined) {
-    throw new ValidationError('record', [
-      { path: EXPIRY_FIELD, message: 'is set by the store, from scanDate and ttl' },
-    ]);
-  }
-  delete document.id;
-  const out: Record<string, unknown> & { _id: string } = { ...document, _id: (id as string | undefined) ?? newId() };
-  if (ttl !== undefined) {
-    const ttlIssue = ttlProblem(ttl);
-    if (ttlIssue !== undefined) throw new ValidationError('record', [{ path: 'ttl', message: ttlIssue }]);
-    const from = document.scanDate instanceof Date ? document.scanDate.getTime() : now;
-    out[EXPIRY_FIELD] = new Date(from + (ttl as number) * 1000);
-  }
-  return out;
-}
-
-function newId(): string {
-  return new ObjectId().toHexString();
-}
-
-function queryLimit(limit: unknown, max: number): number {
-  if (limit === undefined) return max;
-  if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 1) {
-    throw new ValidationError('query options', [
-      { path: 'limit', message: `expected a whole number from 1 to ${max}` },
-    ]);
-  }
-  return Math.min(limit, max);
-}
-
-function querySort(sort: unknown): Record<string, 1 | -1> | undefined {
-  if (sort === undefined) return undefined;
-  if (typeof sort !== 'object' || sort === null || Array.isArray(sort)) {
-    throw new ValidationError('query options', [
-      { path: 'sort', message: 'expected an object such as {"scanDate": -1}' },
-    ]);
-  }
-  const entries = Object.entries(sort);
-  if (entries.length > 8) throw new ValidationError('query options', [{ path: 'sort', message: 'at most 8 fields' }]);
-  for (const [field, direction] of entries) {
-    if (
-      !/^[^$.\0][^$\0]{0,511}$/.test(field) ||
-      field.split('.').some((segment) => segment === '' || segment.startsWith('$'))
-    ) {
-      throw new ValidationError('query options', [{ path: `sort.${field}`, message: 'expected a field path' }]);
-    }
-    if (direction !== 1 && direction !== -1) {
-      throw new ValidationError('query options', [{ path: `sort.${field}`, message: 'expected 1 or -1' }]);
-    }
-  }
-  return Object.fromEntries(entries) as Record<string, 1 | -1>;
-}
-
-function writeErrorsOf(error: MongoBulkWriteError): Array<{ index: number; code: number }> {
-  const errors: unknown = error.writeErrors;
-  return (Array.isArray(errors) ? errors : [errors]) as Array<{ index: number; code: number }>;
-}
-
-/** Whether every write the server refused was refused as a duplicate key (and nothing else went wrong). */
-function onlyDuplicates(error: MongoBulkWriteError): boolean {
-  const errors = writeErrorsOf(error);
-  return errors.length > 0 && errors.every((e) => e.code === 11000) && !error.writeConcernError;
-}
-
-function isTransient(error: unknown): boolean {
-  return (
-    error instanceof MongoNetworkError ||
-    error instanceof MongoServerSelectionError ||
-    (typeof (error as { hasErrorLabel?: unknown }).hasErrorLabel === 'function' &&
-      ((error as { hasErrorLabel(label: string): boolean }).hasErrorLabel('RetryableWriteError') ||
-        (error as { hasErrorLabel(label: string): boolean }).hasErrorLabel('TransientTransactionError')))
-  );
-}
-
-/** Removes credentials a driver message might carry in a connection string (`//user:password@`). */
-function scrub(message: string): string {
-  return message.replace(/\/\/[^/@\s]*@/g, '//***@');
-}
-
-function messageOf(error: unknown): string {
-  return (error as Error | undefined)?.message ?? String(error);
 }

@@ -149,6 +149,22 @@ export class BulkIndexer {
     this.#pump();
   }
 
+  /** Queues documents and resolves, once each has been settled, with each one's error (undefined: acknowledged). */
+  settled(documents: readonly BulkDocument[], flush = false): Promise<Array<unknown>> {
+    const errors: unknown[] = new Array(documents.length);
+    if (documents.length === 0) return Promise.resolve(errors);
+    let remaining = documents.length;
+    return new Promise((resolve) => {
+      this.add(documents, (position, error) => {
+        errors[position] = error;
+        remaining -= 1;
+        if (remaining === 0) resolve(errors);
+      });
+      // The storage integration batches already: its records go now rather than wait for the interval.
+      if (flush) void this.flush();
+    });
+  }
+
   /** Sends what is queued now without waiting for batches to fill; resolves once nothing is queued or in flight. */
   async flush(): Promise<void> {
     this.#flushThrough = this.#seq;

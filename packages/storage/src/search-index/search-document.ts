@@ -135,3 +135,26 @@ function kindOf(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
   return typeof value;
 }
+
+/**
+ * Every document of a bulk checked and prepared; one invalid document refuses them all.
+ *
+ * @throws {ValidationError} `Invalid search-index documents: [i].<field>: <reason>; ...` naming every problem.
+ */
+export function prepareSearchDocuments(documents: readonly unknown[]): PreparedDocument[] {
+  if (!Array.isArray(documents)) {
+    throw new ValidationError('search-index documents', [{ path: '(root)', message: 'expected an array' }]);
+  }
+  const issues: ConfigurationIssue[] = [];
+  const prepared: PreparedDocument[] = [];
+  for (const [i, document] of documents.entries()) {
+    try {
+      prepared.push(prepareSearchDocument(document));
+    } catch (error) {
+      if (!ValidationError.isInstance(error)) throw error;
+      for (const issue of error.issues) issues.push({ ...issue, path: `[${i}].${issue.path}` });
+    }
+  }
+  if (issues.length > 0) throw new ValidationError('search-index documents', issues.slice(0, 50));
+  return prepared;
+}

@@ -1,5 +1,6 @@
-import { ConfigurationError } from '@threatlib/core';
-import { recordIssues } from '@threatlib/core/integration';
+import type { ClientOptions } from '@elastic/elasticsearch';
+import { ConfigurationError, type Logger } from '@threatlib/core';
+import { type Clock, recordIssues } from '@threatlib/core/integration';
 import { z } from 'zod';
 
 // Elasticsearch's rules for index names (lowercase, none of \ / * ? " < > | , # : or a space, not starting with -, _,
@@ -123,4 +124,16 @@ export function parseSearchIndexOptions(options: unknown, optionsPath = ''): Res
       message: issue.message,
     })),
   );
+}
+
+/** What `new SearchIndexStorage(options, runtime)` takes besides its options. */
+export interface SearchIndexRuntime {
+  /** Where the store logs (sweeps, failed requests); silent without one. */
+  logger?: Logger;
+  /** The clock batching, expiry and retention run on (tests pass a `ManualClock`). */
+  clock?: Clock;
+  /** Where the options sit in a configuration (`integrations.storage`), for error paths. */
+  optionsPath?: string;
+  /** More options for the `@elastic/elasticsearch` client (TLS, a custom `Connection`...), over the store's own. */
+  clientOptions?: Omit<ClientOptions, 'node' | 'nodes' | 'auth'>;
 }

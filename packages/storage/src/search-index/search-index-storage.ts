@@ -1,5 +1,7 @@
-import { Client, type ClientOptions, type estypes } from '@elastic/elasticsearch';
-import { type ConfigurationIssue, type Logger, silentLogger, ValidationError } from '@threatlib/core';
+// The search index store: its client, lifecycle and health, and the calls of the search-index API and of the
+// `ThreatStorage` contract.
+import { Client } from '@elastic/elasticsearch';
+import { type Logger, silentLogger, ValidationError } from '@threatlib/core';
 import {
   type Clock,
   INSPECT_CUSTOM,
@@ -23,108 +25,46 @@ import type {
   ThreatStorage,
 } from '../contract/threat-storage.js';
 import { StorageError, type StorageOperation } from '../errors/storage-error.js';
-import { type BulkDocument, BulkIndexer, type BulkIndexerStats, type IndexedDocument } from './bulk-indexer.js';
-import { type CampaignSource, foldCampaignReports, readCampaign } from './campaign-records.js';
+import { type BulkDocument, BulkIndexer, type IndexedDocument } from './bulk-indexer.js';
+import { foldCampaignReports, readCampaign } from './campaign-records.js';
 import { DailyIndexNames } from './daily-index.js';
 import { DocumentIds } from './document-id.js';
-import { DocumentRejectedError, describeFailure, runRequest } from './elasticsearch-errors.js';
-import {
-  ALERT_MAPPINGS,
-  CAMPAIGN_FIELDS,
-  CAMPAIGN_MAPPINGS,
-  dailyIndexTemplate,
-  INDICATOR_MAPPINGS,
-  THREAT_FIELDS,
-  THREAT_MAPPINGS,
-} from './index-mappings.js';
+import { describeFailure } from './elasticsearch-errors.js';
+import { deleteExpiredRecords } from './expired-records.js';
+import { type DocumentIndexKey, SEARCHABLE, searchIndexKey, threatsIndexKey } from './index-keys.js';
+import { prepareIndices } from './index-setup.js';
 import { foldSightings, readHistory } from './indicator-history.js';
 import { RefreshTracker } from './refresh-tracker.js';
 import { deleteExpiredIndices, PeriodicSweep } from './retention.js';
 import { SearchAlertStore } from './search-alert-store.js';
-import {
-  type PreparedDocument,
-  prepareSearchDocument,
-  type SearchDocument,
-  type StoredSearchDocument,
-} from './search-document.js';
+import { prepareSearchDocument, prepareSearchDocuments, type SearchDocument } from './search-document.js';
 import {
   parseSearchIndexOptions,
   type ResolvedSearchIndexOptions,
   type SearchIndexOptions,
+  type SearchIndexRuntime,
 } from './search-index-options.js';
 import { checkSearch, type SearchOptions, type SearchQuery } from './search-query.js';
-import { prepareThreatRecord, type ThreatRecordSource, toStoredThreat } from './threat-records.js';
+import {
+  type BulkIndexReport,
+  bulkIndexReport,
+  runSearch,
+  type SearchIndexStats,
+  type SearchResult,
+  type StoredCampaignDocument,
+} from './search-results.js';
+import { notStoredError, prepareThreatRecord, queryThreatRecords } from './threat-records.js';
 
-/** What `new SearchIndexStorage(options, runtime)` takes besides its options. */
-export interface SearchIndexRuntime {
-  /** Where the store logs (sweeps, failed requests); silent without one. */
-  logger?: Logger;
-  /** The clock batching, expiry and retention run on (tests pass a `ManualClock`). */
-  clock?: Clock;
-  /** Where the options sit in a configuration (`integrations.storage`), for error paths. */
-  optionsPath?: string;
-  /** More options for the `@elastic/elasticsearch` client (TLS, a custom `Connection`...), over the store's own. */
-  clientOptions?: Omit<ClientOptions, 'node' | 'nodes' | 'auth'>;
-}
-
-/** The index keys `search` takes: the documented `indices`. `index` takes `threats`. */
-export const DOCUMENT_INDEX_KEYS = ['threats', 'campaigns'] as const;
-/** One of {@link DOCUMENT_INDEX_KEYS}. */
-export type DocumentIndexKey = (typeof DOCUMENT_INDEX_KEYS)[number];
-
-/** What a search of each index key may name, and what it sorts by unless told. */
-const SEARCHABLE = {
-  threats: { fields: THREAT_FIELDS, newestFirstBy: '@timestamp' },
-  campaigns: { fields: CAMPAIGN_FIELDS, newestFirstBy: 'last_seen' },
-} as const;
-
-/** A campaign record as `search('campaigns', ...)` gives it back. */
-export type StoredCampaignDocument = CampaignSource;
-
-/** A document of a bulk that was not indexed, and why. */
-export interface BulkIndexFailure {
-  /** Its position in the documents given. */
-  position: number;
-  /** The concrete index and id it was sent as (absent when it was never sent). */
-  index?: string;
-  id?: string;
-  /** The bulk item's HTTP status when Elasticsearch refused it. */
-  status?: number;
-  /** Why: Elasticsearch's `type: reason`, or why it could not be sent. */
-  reason: string;
-  error: StorageError;
-}
-
-/** What `indexMany` did: every document is either indexed or listed in `failed`. */
-export interface BulkIndexReport {
-  indexed: IndexedDocument[];
-  failed: BulkIndexFailure[];
-}
-
-/** One document a search found. */
-export interface SearchHit<Document = StoredSearchDocument & Record<string, unknown>> {
-  /** The index it is in (a daily index for threats). */
-  index: string;
-  id: string;
-  document: Document;
-}
-
-/** What `search` resolves to. */
-export interface SearchResult<Document = StoredSearchDocument & Record<string, unknown>> {
-  /** Documents that match (a lower bound when `totalIsExact` is false: Elasticsearch stops counting at 10,000). */
-  total: number;
-  totalIsExact: boolean;
-  hits: SearchHit<Document>[];
-}
-
-/** What the store counts: the bulk indexer's figures and the retention sweeps'. */
-export interface SearchIndexStats extends BulkIndexerStats {
-  sweeps: number;
-  sweepFailures: number;
-}
-
-/** Hits per round of the expired-record sweep. */
-const SWEEP_PAGE = 1_000;
+export type { DocumentIndexKey } from './index-keys.js';
+export type { SearchIndexRuntime } from './search-index-options.js';
+export type {
+  BulkIndexFailure,
+  BulkIndexReport,
+  SearchHit,
+  SearchIndexStats,
+  SearchResult,
+  StoredCampaignDocument,
+} from './search-results.js';
 
 /**
  * The search index: threat documents, campaigns, indicator histories and the client's alerts in Elasticsearch 8, on
@@ -342,58 +282,12 @@ export class SearchIndexStorage implements ThreatStorage {
    */
   async indexMany(indexKey: 'threats', documents: readonly SearchDocument[]): Promise<BulkIndexReport> {
     const key = threatsIndexKey(indexKey);
-    if (!Array.isArray(documents)) {
-      throw new ValidationError('search-index documents', [{ path: '(root)', message: 'expected an array' }]);
-    }
-    const issues: ConfigurationIssue[] = [];
-    const prepared: PreparedDocument[] = [];
-    for (const [i, document] of documents.entries()) {
-      try {
-        prepared.push(prepareSearchDocument(document));
-      } catch (error) {
-        if (!ValidationError.isInstance(error)) throw error;
-        for (const issue of error.issues) issues.push({ ...issue, path: `[${i}].${issue.path}` });
-      }
-    }
-    if (issues.length > 0) throw new ValidationError('search-index documents', issues.slice(0, 50));
+    const prepared = prepareSearchDocuments(documents);
     await this.start();
     const now = this.#clock.now();
     const sent = prepared.map((p) => this.#bulkDocument(key, p.source, p.time, this.#ids.next(now)));
-    const errors = await this.#settled(sent);
-    const report: BulkIndexReport = { indexed: [], failed: [] };
-    sent.forEach(({ index, id }, position) => {
-      const error = errors[position] as StorageError | undefined;
-      if (error === undefined) {
-        report.indexed.push({ index, id });
-        return;
-      }
-      report.failed.push({
-        position,
-        index,
-        id,
-        ...(DocumentRejectedError.isInstance(error)
-          ? { status: error.status, reason: `${error.errorType}: ${error.reason}` }
-          : { reason: error.message }),
-        error,
-      });
-    });
-    return report;
-  }
-
-  /** Queues documents and resolves, once each has been settled, with each one's error (undefined: acknowledged). */
-  #settled(documents: readonly BulkDocument[], flush = false): Promise<Array<unknown>> {
-    const errors: unknown[] = new Array(documents.length);
-    if (documents.length === 0) return Promise.resolve(errors);
-    let remaining = documents.length;
-    return new Promise((resolve) => {
-      this.#bulk.add(documents, (position, error) => {
-        errors[position] = error;
-        remaining -= 1;
-        if (remaining === 0) resolve(errors);
-      });
-      // The storage integration batches already: its records go now rather than wait for the interval.
-      if (flush) void this.#bulk.flush();
-    });
+    const errors = await this.#bulk.settled(sent);
+    return bulkIndexReport(sent, errors);
   }
 
   /** Sends every queued document now; resolves once nothing is queued or in flight. */
@@ -435,26 +329,7 @@ export class SearchIndexStorage implements ThreatStorage {
     await this.start();
     await this.#refresh.beforeSearch(key);
     const now = new Date(this.#clock.now()).toISOString();
-    const answer = await runRequest('search', key, () =>
-      this.client.search<Record<string, unknown>>({
-        index: this.options.indices[key],
-        ...checked,
-        // Expired threat records and campaigns are never returned (documents without an expiry always are).
-        query: { bool: { filter: [checked.query], must_not: [{ range: { expires_at: { lte: now } } }] } },
-        ignore_unavailable: true,
-        allow_no_indices: true,
-      }),
-    );
-    const total = answer.hits.total as estypes.SearchTotalHits;
-    return {
-      total: total.value,
-      totalIsExact: total.relation === 'eq',
-      hits: answer.hits.hits.map((hit) => ({
-        index: hit._index,
-        id: hit._id as string,
-        document: hit._source as Record<string, unknown>,
-      })),
-    };
+    return runSearch(this.client, this.options.indices[key], key, checked, now);
   }
 
   /** Deletes the daily indices past retention now (as the periodic sweep does); resolves with their names. */
@@ -481,19 +356,9 @@ export class SearchIndexStorage implements ThreatStorage {
     const sent = prepared.map(({ id, time, source }) =>
       this.#bulkDocument('threats', source, time, id ?? this.#ids.next(now)),
     );
-    const failed = (await this.#settled(sent, true)).filter((error) => error !== undefined);
+    const failed = (await this.#bulk.settled(sent, true)).filter((error) => error !== undefined);
     if (failed.length === 0) return;
-    const first = failed[0] as StorageError;
-    throw new StorageError(
-      'elasticsearch',
-      'store',
-      `${failed.length} of ${records.length} threat record(s) were not stored: ${first.message}`,
-      {
-        target: 'threats',
-        isRetryable: failed.every((error) => StorageError.isInstance(error) && error.isRetryable),
-        cause: first,
-      },
-    );
+    throw notStoredError(failed, records.length);
   }
 
   /** The unexpired threat records of an indicator (by the store's clock), newest `scanDate` first, at most `limit`. */
@@ -505,18 +370,7 @@ export class SearchIndexStorage implements ThreatStorage {
     await this.start();
     await this.#refresh.beforeSearch('threats');
     const now = new Date(this.#clock.now()).toISOString();
-    const answer = await runRequest('query', 'threats', () =>
-      this.client.search<ThreatRecordSource>({
-        index: this.options.indices.threats,
-        query: { bool: { filter: [{ term: { indicator } }, { range: { expires_at: { gt: now } } }] } },
-        sort: [{ '@timestamp': { order: 'desc' } }],
-        size,
-        track_total_hits: false,
-        ignore_unavailable: true,
-        allow_no_indices: true,
-      }),
-    );
-    return answer.hits.hits.map((hit) => toStoredThreat(hit._id as string, hit._source as ThreatRecordSource));
+    return queryThreatRecords(this.client, this.options.indices.threats, indicator, size, now);
   }
 
   /** Folds sightings into the indicators' histories (no scripts: conditional writes, retried on a race). */
@@ -570,58 +424,9 @@ export class SearchIndexStorage implements ThreatStorage {
   // --- internals ---------------------------------------------------------------------------------------------------
 
   async #prepare(): Promise<void> {
-    const { indices } = this.options;
-    await runRequest('connect', undefined, () => this.client.cluster.health({}));
-    // The alias of the daily threat indices must be free: an index under that name would make every one of them fail.
-    const taken = await runRequest('connect', 'threats', () =>
-      this.client.indices.resolveIndex({ name: indices.threats, expand_wildcards: 'all' }, { ignore: [404] }),
-    );
-    if ((taken.indices ?? []).some((index) => index.name === indices.threats)) {
-      throw new StorageError(
-        'elasticsearch',
-        'connect',
-        `indices.threats: "${indices.threats}" is an existing index; the store keeps threats in daily indices "${indices.threats}-YYYY.MM.DD" under the alias "${indices.threats}", so that name must be free (pick another, or delete that index)`,
-        { target: 'threats', isRetryable: false },
-      );
-    }
-    await runRequest('connect', 'threats', () =>
-      this.client.indices.putIndexTemplate(dailyIndexTemplate(indices.threats)),
-    );
-    // Daily indices made under an earlier template (the alias holds only those) gain the fields added since.
-    await runRequest('connect', 'threats', () =>
-      this.client.indices.putMapping(
-        { index: indices.threats, properties: THREAT_MAPPINGS.properties ?? {} },
-        { ignore: [404] },
-      ),
-    );
-    await this.#ensureIndex('campaigns', CAMPAIGN_MAPPINGS);
-    await this.#ensureIndex('indicators', INDICATOR_MAPPINGS);
-    await this.#ensureIndex('alerts', ALERT_MAPPINGS);
+    await prepareIndices(this.client, this.options.indices);
     if (this.#stopped) throw this.#stoppedError('connect');
     await this.#sweep.start();
-  }
-
-  /** Makes a single index with its mapping, or checks that the one there was made by threatlib for this purpose. */
-  async #ensureIndex(key: 'campaigns' | 'indicators' | 'alerts', mappings: estypes.MappingTypeMapping): Promise<void> {
-    const index = this.options.indices[key];
-    const meta = { managed_by: 'threatlib', kind: key };
-    await runRequest('connect', key, () =>
-      this.client.indices.create({ index, mappings: { ...mappings, _meta: meta } }, { ignore: [400] }),
-    );
-    const mapping = await runRequest('connect', key, () => this.client.indices.getMapping({ index }));
-    const found = Object.values(mapping)[0]?.mappings?._meta as Record<string, unknown> | undefined;
-    if (found?.managed_by !== 'threatlib' || found.kind !== key) {
-      throw new StorageError(
-        'elasticsearch',
-        'connect',
-        `indices.${key}: the index "${index}" exists and was not made by threatlib for ${key}; pick another name`,
-        { target: key, isRetryable: false },
-      );
-    }
-    // An index made by an earlier version gains the fields added since (adding fields is all a mapping update may do).
-    await runRequest('connect', key, () =>
-      this.client.indices.putMapping({ index, properties: mappings.properties ?? {} }),
-    );
   }
 
   /** A document for the bulk indexer: its daily index, its id, its source as JSON. */
@@ -639,65 +444,13 @@ export class SearchIndexStorage implements ThreatStorage {
   }
 
   /**
-   * Deletes the threat records or campaigns whose `expires_at` has passed: pages of ids found by a search, deleted by
-   * id in bulk (the server may have no delete-by-query). Reads never return them either way.
+   * Deletes the threat records or campaigns whose `expires_at` has passed. Reads never return them either way.
    */
-  async #deleteExpired(key: 'threats' | 'campaigns', now: number): Promise<number> {
-    const index = this.options.indices[key];
-    const before = new Date(now).toISOString();
-    let deleted = 0;
-    for (;;) {
-      await runRequest('sweep', key, () =>
-        this.client.indices.refresh({ index, ignore_unavailable: true, allow_no_indices: true }),
-      );
-      const answer = await runRequest('sweep', key, () =>
-        this.client.search({
-          index,
-          query: { range: { expires_at: { lte: before } } },
-          _source: false,
-          size: SWEEP_PAGE,
-          track_total_hits: false,
-          ignore_unavailable: true,
-          allow_no_indices: true,
-        }),
-      );
-      const hits = answer.hits.hits;
-      if (hits.length === 0) return deleted;
-      const result = await runRequest('sweep', key, () =>
-        this.client.bulk({ operations: hits.map((hit) => ({ delete: { _index: hit._index, _id: hit._id } })) }),
-      );
-      const gone = result.items.filter((item) => item.delete?.result === 'deleted').length;
-      deleted += gone;
-      if (hits.length < SWEEP_PAGE || gone === 0) {
-        await runRequest('sweep', key, () =>
-          this.client.indices.refresh({ index, ignore_unavailable: true, allow_no_indices: true }),
-        );
-        return deleted;
-      }
-    }
+  #deleteExpired(key: 'threats' | 'campaigns', now: number): Promise<number> {
+    return deleteExpiredRecords(this.client, this.options.indices, key, now);
   }
 
   #stoppedError(operation: StorageOperation): StorageError {
     return new StorageError('elasticsearch', operation, 'the search index is stopped', { isRetryable: false });
   }
-}
-
-/** `indexKey` when it is `threats` or `campaigns`. */
-function searchIndexKey(indexKey: unknown): DocumentIndexKey {
-  if (typeof indexKey === 'string' && (DOCUMENT_INDEX_KEYS as readonly string[]).includes(indexKey)) {
-    return indexKey as DocumentIndexKey;
-  }
-  throw new ValidationError('index key', [
-    { path: 'indexKey', message: `expected "threats" or "campaigns", got ${JSON.stringify(indexKey) ?? 'nothing'}` },
-  ]);
-}
-
-/** `indexKey` when it is `threats`, the index documents are indexed into. */
-function threatsIndexKey(indexKey: unknown): 'threats' {
-  if (indexKey === 'threats') return indexKey;
-  const message =
-    indexKey === 'campaigns'
-      ? '"campaigns" keeps one record per campaign, made from campaign reports (recordCampaigns); index takes threat documents into "threats"'
-      : `expected "threats", got ${JSON.stringify(indexKey) ?? 'nothing'}`;
-  throw new ValidationError('index key', [{ path: 'indexKey', message }]);
 }

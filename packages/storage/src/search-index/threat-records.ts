@@ -1,8 +1,11 @@
+import type { Client } from '@elastic/elasticsearch';
 import { type ConfigurationIssue, parseRecord, ValidationError } from '@threatlib/core';
 import { z } from 'zod';
 import { ttlSchema } from '../contract/record-ttl.js';
 import { resultsSchema } from '../contract/threat-results.js';
 import type { StoredThreat } from '../contract/threat-storage.js';
+import { StorageError } from '../errors/storage-error.js';
+import { runRequest } from './elasticsearch-errors.js';
 import { timestampOf } from './search-document.js';
 
 const ThreatRecordSchema = z.looseObject({
@@ -20,7 +23,7 @@ const ThreatRecordSchema = z.looseObject({
 });
 
 /** A stored threat record as a document of the threats index. */
-export interface ThreatRecordSource {
+interface ThreatRecordSource {
   indicator: string;
   '@timestamp': string;
   expires_at: string;
@@ -132,4 +135,41 @@ function checkJson(subject: string, path: string, value: unknown): void {
     const issue: ConfigurationIssue = { path, message: `cannot be stored as JSON: ${(error as Error).message}` };
     throw new ValidationError(subject, [issue]);
   }
+}
+
+/** The error of a `storeThreats` some of whose records were not stored (of `total`), with the first reason. */
+export function notStoredError(failed: readonly unknown[], total: number): StorageError {
+  const first = failed[0] as StorageError;
+  return new StorageError(
+    'elasticsearch',
+    'store',
+    `${failed.length} of ${total} threat record(s) were not stored: ${first.message}`,
+    {
+      target: 'threats',
+      isRetryable: failed.every((error) => StorageError.isInstance(error) && error.isRetryable),
+      cause: first,
+    },
+  );
+}
+
+/** The unexpired (by `now`) threat records of an indicator in `index`, newest `scanDate` first, at most `size`. */
+export async function queryThreatRecords(
+  client: Client,
+  index: string,
+  indicator: string,
+  size: number,
+  now: string,
+): Promise<StoredThreat[]> {
+  const answer = await runRequest('query', 'threats', () =>
+    client.search<ThreatRecordSource>({
+      index: index,
+      query: { bool: { filter: [{ term: { indicator } }, { range: { expires_at: { gt: now } } }] } },
+      sort: [{ '@timestamp': { order: 'desc' } }],
+      size,
+      track_total_hits: false,
+      ignore_unavailable: true,
+      allow_no_indices: true,
+    }),
+  );
+  return answer.hits.hits.map((hit) => toStoredThreat(hit._id as string, hit._source as ThreatRecordSource));
 }
