@@ -79,16 +79,9 @@ function App() {
   return (
     <>
       {/* Moves the focus past the navigation without touching the hash (the pages' router). */}
-      <a
-        class="skip"
-        href="#main"
-        onClick={(event) => {
-          event.preventDefault();
-          document.getElementById('main')?.focus();
-        }}
-      >
+      <button type="button" class="skip" onClick={() => document.getElementById('main')?.focus()}>
         Skip to the page
-      </a>
+      </button>
       <header class="top">
         <span class="brand">threatlib</span>
         <nav aria-label="Pages">
