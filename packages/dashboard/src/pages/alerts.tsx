@@ -13,8 +13,11 @@ export function AlertsPage({ online }: { online: boolean }) {
   const [alerts, setAlerts] = useState<Alert[] | undefined>();
   const [error, setError] = useState<string | undefined>();
   const [open, setOpen] = useState<string | undefined>();
+  // Each load of the list reloads the open alert too (its deliveries move on in the background).
+  const [version, setVersion] = useState(0);
 
   const load = async () => {
+    setVersion((v) => v + 1);
     const query = new URLSearchParams({ limit: '200' });
     if (minSeverity) query.set('minSeverity', minSeverity);
     const sinceTime = since ? Date.parse(since) : Number.NaN;
@@ -114,7 +117,7 @@ export function AlertsPage({ online }: { online: boolean }) {
           </tbody>
         </table>
       )}
-      {open ? <AlertDetail id={open} online={online} /> : null}
+      {open ? <AlertDetail id={open} online={online} version={version} /> : null}
     </section>
   );
 }
@@ -126,21 +129,21 @@ function summary(alert: Alert): string {
 }
 
 /** One alert: its deliveries to each integration, and redeliver. */
-function AlertDetail({ id, online }: { id: string; online: boolean }) {
+function AlertDetail({ id, online, version }: { id: string; online: boolean; version: number }) {
   const [alert, setAlert] = useState<Alert | undefined>();
   const [message, setMessage] = useState<string | undefined>();
   const load = () =>
     get<Alert>(`alerts/${encodeURIComponent(id)}`).then(setAlert, (caught: Error) => setMessage(caught.message));
   useEffect(() => {
     void load();
-  }, [id]);
+  }, [id, version]);
   const redeliver = async () => {
     try {
       const answer = await request<Alert | { queued: true }>('POST', `alerts/${encodeURIComponent(id)}/redeliver`, {});
       if ('queued' in answer.body) setMessage('Offline: redelivery queued; it is sent once when the network is back.');
       else {
         setAlert(answer.body);
-        setMessage('Redelivery started for the integrations not yet delivered.');
+        setMessage('Redelivery started for the integrations not yet delivered; Refresh shows how it went.');
       }
     } catch (caught) {
       setMessage((caught as Error).message);

@@ -117,7 +117,7 @@ export function FeedsPage() {
                     />
                   </td>
                   <td>
-                    {feed.requests.sent} sent, {feed.requests.cacheHits} cached{' '}
+                    {feed.requests.sent} sent, {feed.requests.cacheHits} cached, {failures(feed)} failed{' '}
                     <Sparkline
                       values={series(feed.feed, (s) => s.requests.sent)}
                       label={`requests sent by ${feed.feed}`}
@@ -195,4 +195,11 @@ function integrationsOf(value: unknown): Array<{ name: string; healthy?: boolean
           : {}),
     };
   });
+}
+
+/** Lookups of a feed that ended without an answer (every status but `ok` and `not_found`). */
+function failures(feed: FeedState): number {
+  return Object.entries(feed.requests.byStatus)
+    .filter(([status]) => status !== 'ok' && status !== 'not_found')
+    .reduce((sum, [, count]) => sum + count, 0);
 }
