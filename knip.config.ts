@@ -49,6 +49,11 @@ const config: KnipConfig = {
       entry: [...packageEntries, 'scripts/*.mjs'],
       project: ['src/**/*.ts', 'scripts/*.mjs'],
     },
+    'packages/dashboard': {
+      // The page and its service worker are bundled by scripts/build.mjs from these two files.
+      entry: ['src/main.tsx', 'src/sw.ts', 'scripts/*.mjs'],
+      project: ['src/**/*.{ts,tsx}', 'scripts/*.mjs'],
+    },
     'packages/webhooks': {
       entry: [...packageEntries, 'src/network/index.ts'],
       project: ['src/**/*.ts'],

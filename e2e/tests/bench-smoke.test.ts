@@ -3,9 +3,11 @@
 // `figure <name>:` lines, whatever the figures say (no goal is asserted here). The quick runs go at once, side by side:
 // their figures are meaningless under that load, and the whole file takes about as long as the slowest (storage).
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type ProbedService, probeService } from '@threatlib/core/testing';
 import { describe, expect, it } from 'vitest';
+import { CHROMIUM, chromiumMissing } from '../browser/chromium.js';
 
 const BENCH = fileURLToPath(new URL('../../bench/', import.meta.url));
 /** A quick run takes seconds to a minute on a busy two-core machine; this is only a bound on a hang. */
@@ -107,4 +109,15 @@ describe('every benchmark completes in quick mode and prints its figures (no goa
   bench('import/run.mjs', ['import/core']);
   bench('webhooks/run.mjs', ['webhooks']);
   bench('logging/run.mjs', ['logging/disabled-call']);
+  // It opens the page in Chromium: skipped with the reason without it (the browser tests fail then, under E2E).
+  if (existsSync(CHROMIUM)) {
+    bench('dashboard/run.mjs', [
+      'dashboard/app-shell-gzip',
+      'dashboard/js-gzip',
+      'dashboard/first-render-cold',
+      'dashboard/first-render-warm',
+    ]);
+  } else {
+    it.skip(`dashboard/run.mjs --quick: needs ${chromiumMissing()}`);
+  }
 });

@@ -19,6 +19,8 @@ import Fastify, {
 import { type AuthFailureLimit, AuthFailureLimiter } from './auth/auth-failure-limiter.js';
 import { authenticateRoutes } from './auth/authentication-hook.js';
 import { Authenticator, type ServerAuthentication } from './auth/authenticator.js';
+import { CampaignLog } from './campaigns/campaign-log.js';
+import { type DashboardPwaOptions, dashboardAssets } from './dashboard/dashboard-assets.js';
 import { type ClientHealth, clientHealth } from './health/client-health.js';
 import { DEFAULT_HEALTH_CACHE_MS, ProbeCache } from './health/probe-cache.js';
 import type { RequestLimiter } from './http/batch-rate-cost.js';
@@ -46,11 +48,14 @@ import { ServerMetrics } from './metrics/server-metrics.js';
 import { openApiDocument } from './openapi/document.js';
 import { checkAPIServerOptions } from './options/api-server-options-schema.js';
 import { registerAlertRoutes } from './routes/alert-routes.js';
+import { registerCampaignRoutes } from './routes/campaign-routes.js';
 import { registerCorrelateRoute } from './routes/correlate-route.js';
+import { registerDashboardRoutes } from './routes/dashboard-routes.js';
 import { registerDocsRoutes } from './routes/docs-routes.js';
 import { registerFeedRoutes } from './routes/feed-routes.js';
 import { registerProbeRoutes } from './routes/probe-routes.js';
 import { registerQuotaRoutes } from './routes/quota-routes.js';
+import { registerStixRoutes } from './routes/stix-routes.js';
 import { registerThreatRoutes } from './routes/threat-routes.js';
 import type { TaxiiOptions } from './taxii/taxii-options.js';
 import { TaxiiServer } from './taxii/taxii-server.js';
@@ -103,6 +108,12 @@ export interface APIServerOptions extends ConnectionOptions {
    */
   protectProbes?: boolean;
   /**
+   * Serve the dashboard at `/app` (default true): the analyst's page (scan, alerts, feeds, campaigns) built into the
+   * package, talking to this server's API with the same bearer token. `/` links it when it is served. `{pwa}` sets
+   * how its service worker works (the documented `pwa` options; see {@link DashboardPwaOptions}).
+   */
+  dashboard?: boolean | { pwa?: DashboardPwaOptions };
+  /**
    * Incoming webhooks served on this server's port: a `WebhookManager` of `@threatlib/webhooks` (anything with a
    * fastify `plugin`). Its routes (`POST <server.path>`, default `/webhooks`, and `/webhooks/<eventName>`) are outside
    * the API's authentication, as webhooks carry their own signatures, and bring their own body parser and limits; the
@@ -120,6 +131,8 @@ interface Mounted {
   prefix: string;
   client: ThreatClient;
   authenticator: Authenticator;
+  /** The campaigns the client detected, for `GET /campaigns`. */
+  campaigns: CampaignLog;
 }
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -175,6 +188,7 @@ export class APIServer {
       alertPageBytes: options.alertPageBytes ?? DEFAULT_PAGE_BYTES,
       healthCacheMs: options.healthCacheMs ?? DEFAULT_HEALTH_CACHE_MS,
       protectProbes: options.protectProbes ?? false,
+      dashboard: options.dashboard ?? true,
     };
     this.#healthProbe = new ProbeCache(() => this.#probeClients(), { ttlMs: this.#options.healthCacheMs });
     this.#connections = resolveConnectionOptions(options);
@@ -202,7 +216,7 @@ export class APIServer {
     const authenticator = new Authenticator(this.#options.authentication, security.authentication, {
       enforceHttps: security.enforceHttps,
     });
-    this.#mounted.push({ prefix: normalised, client, authenticator });
+    this.#mounted.push({ prefix: normalised, client, authenticator, campaigns: new CampaignLog(client) });
     return this;
   }
 
@@ -395,6 +409,15 @@ export class APIServer {
       ],
     });
     registerDocsRoutes(app, { document, prefixes: this.#mounted.map((m) => m.prefix) });
+    const dashboard = this.#options.dashboard
+      ? dashboardAssets(
+          undefined,
+          typeof this.#options.dashboard === 'object' ? this.#options.dashboard.pwa : undefined,
+        )
+      : undefined;
+    if (this.#options.dashboard && !dashboard)
+      app.log.warn('the dashboard is missing (build @threatlib/server with pnpm run build): /app is not served');
+    registerDashboardRoutes(app, dashboard);
     const [first] = this.#mounted;
     registerProbeRoutes(app, {
       clients: this.#mounted.map((m) => m.client),
@@ -432,7 +455,7 @@ export class APIServer {
     return app;
   }
 
-  async #routes(app: FastifyInstance, { client, authenticator }: Mounted): Promise<void> {
+  async #routes(app: FastifyInstance, { client, authenticator, campaigns }: Mounted): Promise<void> {
     // Every route below, after its per-address rate limit; failed authentications count per address.
     authenticateRoutes(app, {
       authenticator,
@@ -446,6 +469,8 @@ export class APIServer {
     registerFeedRoutes(app, client);
     registerQuotaRoutes(app, client);
     registerAlertRoutes(app, { client, alertPageBytes: this.#options.alertPageBytes });
+    registerCampaignRoutes(app, client, campaigns);
+    registerStixRoutes(app, this.#options.batchLimit);
   }
 
   /** Each mounted client's health: a cache round trip and a call to each integration, so reused for a while. */

@@ -388,3 +388,57 @@ export const HealthResponse = z
 
 /** An indicator type, as requests name it. */
 export type ScanType = z.infer<typeof indicatorType>;
+
+/** One source's answer as `POST /stix/bundle` reads it (a `FeedResult` is one). */
+const StixSourceAnswer = z.object({
+  feed: z.string().min(1).max(200),
+  status: z.string().max(50),
+  verdict: z.string().max(50),
+  score: z.number().min(0).max(1).optional(),
+  categories: z.array(z.string().max(1000)).max(1000).optional(),
+  tags: z.array(z.string().max(1000)).max(1000).optional(),
+  malwareFamilies: z.array(z.string().max(1000)).max(1000).optional(),
+  references: z.array(z.string().max(8192)).max(1000).optional(),
+});
+
+export const StixBundleRequest = z
+  .strictObject({
+    correlations: z
+      .array(
+        z.object({
+          indicator: indicatorText,
+          type: indicatorType,
+          confidence: z.number().min(0).max(100),
+          verdict: Verdict,
+          startedAt: z.string().max(64).optional(),
+          results: z.array(StixSourceAnswer).max(1000).optional(),
+        }),
+      )
+      .min(1, { error: 'at least one result' }),
+  })
+  .meta({
+    id: 'StixBundleRequest',
+    description:
+      'Scan results as /threats/batch or /correlate answer them (other fields are ignored); the bundle is written from them, nothing is looked up',
+  });
+
+/** `POST /alerts/{id}/redeliver` takes no fields: an empty object, or no body. */
+export const RedeliverRequest = z.strictObject({});
+
+export const CampaignList = z
+  .object({
+    enabled: z.boolean().meta({ description: "Whether the client tracks campaigns (its config's campaigns.enabled)" }),
+    campaigns: z.array(
+      z.object({
+        campaign: z.string(),
+        status: z.enum(['formed', 'grown']),
+        sharedBy: z.object({ kind: z.string(), value: z.string() }),
+        indicators: z.array(z.string()),
+        indicatorCount: z.number().int(),
+        firstSeen: z.string(),
+        lastSeen: z.string(),
+        sources: z.array(z.string()),
+      }),
+    ),
+  })
+  .meta({ id: 'CampaignList' });

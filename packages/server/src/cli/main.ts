@@ -225,6 +225,7 @@ function startupLines(options: {
     .map((feed) => feed.feed);
   const lines = [
     `threatlib API listening on ${address}${embedded ? ' (embedded defaults: no config file, no keys, no network)' : ''}`,
+    `  app:      ${address}/app/   (the dashboard: sign in with the token below)`,
     `  routes:   ${address}/api/v1`,
     `  docs:     ${address}/docs`,
     `  taxii:    ${address}/taxii2/   (TAXII 2.1 discovery, the same token)`,

@@ -42,12 +42,16 @@ async function serveOnce(argv: string[], env: Record<string, string> = {}) {
 }
 
 describe('threatlib serve: the startup lines', () => {
-  it('the address, the routes, the docs link and the token each on its own line, then the strategy and why', async () => {
+  it('the address, the dashboard, the routes, the docs link and the token each on its own line, then the strategy and why', async () => {
     const { code, out } = await serveOnce(['--port', '0']);
     expect(code).toBe(EXIT.ok);
     const lines = out.trimEnd().split('\n');
     expect(lines[0]).toMatch(
       /^threatlib API listening on http:\/\/127\.0\.0\.1:\d+ \(embedded defaults: no config file, no keys, no network\)$/,
+    );
+    // The dashboard first, right under the address: a person looks before reading routes.
+    expect(lines[1]).toMatch(
+      /^ {2}app: +http:\/\/127\.0\.0\.1:\d+\/app\/ +\(the dashboard: sign in with the token below\)$/,
     );
     expect(lines).toContainEqual(expect.stringMatching(/^ {2}routes: +http:\/\/127\.0\.0\.1:\d+\/api\/v1$/));
     expect(lines).toContainEqual(expect.stringMatching(/^ {2}docs: +http:\/\/127\.0\.0\.1:\d+\/docs$/));

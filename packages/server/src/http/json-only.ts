@@ -1,9 +1,22 @@
 import type { FastifyInstance } from 'fastify';
 import { PROBLEM_TYPES, ProblemError } from './problem.js';
 
-/** Refuses, with 415, a POST whose body is not JSON: fastify parses text/plain too; the API takes JSON only. */
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route takes a POST with no body at all (no Content-Type needed then); a body it gets must be JSON. */
+    bodyOptional?: boolean;
+  }
+}
+
+/**
+ * Refuses, with 415, a POST whose body is not JSON: fastify parses text/plain too; the API takes JSON only. A route
+ * with `config.bodyOptional` also takes a POST with no body.
+ */
 export function refuseNonJsonPosts(app: FastifyInstance): void {
   app.addHook('preValidation', (request, _reply, done) => {
+    if (request.routeOptions.config.bodyOptional && request.body === undefined && !hasBody(request.headers)) {
+      return done();
+    }
     if (
       request.method === 'POST' &&
       !/^application\/(?:[\w.+-]+\+)?json\b/i.test(request.headers['content-type'] ?? '')
@@ -23,4 +36,10 @@ export function refuseNonJsonPosts(app: FastifyInstance): void {
     }
     done();
   });
+}
+
+/** Whether a request says it carries a body (RFC 9112 section 6.3): a Transfer-Encoding, or a Content-Length above 0. */
+function hasBody(headers: Record<string, string | string[] | undefined>): boolean {
+  const length = headers['content-length'];
+  return headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }

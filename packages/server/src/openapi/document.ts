@@ -24,6 +24,8 @@ function components(): Record<string, JsonSchema> {
     S.AlertPage,
     S.HealthResponse,
     S.JsonValue,
+    S.StixBundleRequest,
+    S.CampaignList,
   ];
   const registry = z.registry<{ id: string }>();
   for (const schema of named) {
@@ -208,6 +210,52 @@ export function openApiDocument(options: OpenApiOptions): Record<string, unknown
         },
       },
     };
+    paths[p('/alerts/{id}/redeliver')] = {
+      post: {
+        operationId: opId(prefix, 'redeliverAlert'),
+        summary:
+          'Deliver an alert again to each started integration that has not taken it (failed or pending), in the background',
+        parameters: [
+          { name: 'id', in: 'path', required: true, schema: { type: 'string', minLength: 1, maxLength: 200 } },
+        ],
+        requestBody: {
+          required: false,
+          content: { 'application/json': { schema: { type: 'object', additionalProperties: false } } },
+        },
+        responses: {
+          '202': {
+            description: 'The alert, its deliveries as they stand when redelivery starts',
+            content: json('Alert'),
+          },
+          '404': problem('No alert with this id is stored'),
+          ...BODY_ERRORS,
+          ...COMMON_ERRORS,
+        },
+      },
+    };
+    paths[p('/campaigns')] = {
+      get: {
+        operationId: opId(prefix, 'campaigns'),
+        summary:
+          'The campaigns the client detected since the server started, each with its latest report, newest first',
+        responses: { '200': { description: 'Campaigns', content: json('CampaignList') }, ...COMMON_ERRORS },
+      },
+    };
+    paths[p('/stix/bundle')] = {
+      post: {
+        operationId: opId(prefix, 'stixBundle'),
+        summary: 'Scan results written as a STIX 2.1 bundle (nothing is looked up)',
+        requestBody: { required: true, content: json('StixBundleRequest') },
+        responses: {
+          '200': {
+            description: "A STIX 2.1 bundle: threatlib's identity and one indicator per distinct indicator",
+            content: { 'application/json': { schema: { type: 'object' } } },
+          },
+          ...BODY_ERRORS,
+          ...COMMON_ERRORS,
+        },
+      },
+    };
     if (prefix !== '') paths[p('/openapi.json')] = openApiOperation(opId(prefix, 'openApi'));
   }
   paths['/openapi.json'] = openApiOperation('openApi');
@@ -219,6 +267,23 @@ export function openApiDocument(options: OpenApiOptions): Record<string, unknown
       responses: {
         '200': { description: 'An HTML page', content: { 'text/html': { schema: { type: 'string' } } } },
       },
+    },
+  };
+  paths['/'] = {
+    get: {
+      operationId: 'home',
+      summary: 'A page linking the dashboard, the API reference and the OpenAPI document',
+      security: [],
+      responses: { '200': { description: 'An HTML page', content: { 'text/html': { schema: { type: 'string' } } } } },
+    },
+  };
+  paths['/app/'] = {
+    get: {
+      operationId: 'dashboard',
+      summary:
+        'The dashboard (scan, alerts, feeds, campaigns), an installable page that signs in with the API token; its files are under /app/',
+      security: [],
+      responses: { '200': { description: 'An HTML page', content: { 'text/html': { schema: { type: 'string' } } } } },
     },
   };
   // Open probes say so with an empty security list; protected ones take the document's, and may answer 401.

@@ -91,6 +91,38 @@ const WebhooksSchema = z.custom<{ readonly plugin: unknown }>(
   },
 );
 
+/** The dashboard's `pwa` options (`dashboard: {pwa}`), as core's configuration documents them. */
+const DashboardPwaSchema = z.strictObject({
+  enabled: flag('enabled').optional(),
+  cacheStrategy: z
+    .enum(['cache-first', 'network-first'], {
+      error: (issue) => `cacheStrategy is cache-first or network-first; got ${shownInput(issue.input)}`,
+    })
+    .optional(),
+  offlineData: z
+    .union([z.boolean(), z.int().min(0).max(100_000)], {
+      error: (issue) =>
+        `offlineData is true, false or a number of verdicts from 0 to 100000; got ${shownInput(issue.input)}`,
+    })
+    .optional(),
+  syncOnReconnect: flag('syncOnReconnect').optional(),
+});
+
+const DashboardObjectSchema = z.strictObject({ pwa: DashboardPwaSchema.optional() });
+
+/** `dashboard`: true, false or `{pwa}`; a wrong `pwa` option is named by its own path (`dashboard.pwa.cacheStrategy`). */
+const DashboardSchema = z.unknown().superRefine((value, ctx) => {
+  if (typeof value === 'boolean') return;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    ctx.addIssue({ code: 'custom', message: `dashboard is true, false or {pwa: {...}}; got ${shownInput(value)}` });
+    return;
+  }
+  const parsed = DashboardObjectSchema.safeParse(value);
+  for (const issue of parsed.error?.issues ?? []) {
+    ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path, input: issue.input });
+  }
+});
+
 /**
  * Every option of `APIServer`, checked as the client's configuration is: a wrong type, a value out of range, a
  * duration in the wrong unit (`windowMs: 900`, `'15m'`) or an unknown key is refused, naming the option and what it
@@ -131,6 +163,7 @@ const APIServerOptionsSchema = z.strictObject({
     integer: true,
   }).optional(),
   protectProbes: flag('protectProbes').optional(),
+  dashboard: DashboardSchema.optional(),
   webhooks: WebhooksSchema.optional(),
   headersTimeout: timeout('headersTimeout', true).optional(),
   requestTimeout: timeout('requestTimeout', true).optional(),

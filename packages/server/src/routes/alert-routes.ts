@@ -2,7 +2,8 @@ import type { ThreatClient } from '@threatlib/core';
 import type { FastifyInstance } from 'fastify';
 import type { z } from 'zod';
 import { pageWithinBudget } from '../http/budgeted-page.js';
-import { PROBLEM_TYPES, ProblemError } from '../http/problem.js';
+import { PROBLEM_TYPES, ProblemError, validationProblem } from '../http/problem.js';
+import { reportedIssues } from '../http/validation-issues.js';
 import * as S from '../schemas.js';
 import { parse } from './parse-input.js';
 
@@ -13,7 +14,19 @@ export interface AlertRoutesDeps {
   alertPageBytes: number;
 }
 
-/** `HEAD|GET /alerts` (pages of stored alerts), `POST /alerts` and `GET /alerts/{id}` (one alert with its deliveries). */
+function alertNotFound(): ProblemError {
+  return new ProblemError({
+    type: PROBLEM_TYPES.notFound,
+    title: 'Alert not found',
+    status: 404,
+    detail: 'no alert with this id is stored (the memory store keeps the newest 10,000)',
+  });
+}
+
+/**
+ * `HEAD|GET /alerts` (pages of stored alerts), `POST /alerts`, `GET /alerts/{id}` (one alert with its deliveries) and
+ * `POST /alerts/{id}/redeliver`.
+ */
 export function registerAlertRoutes(app: FastifyInstance, { client, alertPageBytes }: AlertRoutesDeps): void {
   const alertQuery = (query: z.infer<typeof S.AlertsQuery>) => ({
     ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
@@ -49,18 +62,24 @@ export function registerAlertRoutes(app: FastifyInstance, { client, alertPageByt
     return reply.code(201).send(alert);
   });
 
+  // Delivered again to each started integration that has not taken it (failed or left pending), in the background.
+  app.post('/alerts/:id/redeliver', { config: { bodyOptional: true } }, async (request, reply) => {
+    const { id } = parse(S.AlertIdParams, request.params, 'path');
+    // No body, or an empty object (`null` and anything else are refused).
+    if (request.body !== undefined) {
+      const checked = S.RedeliverRequest.safeParse(request.body);
+      if (!checked.success) throw validationProblem('request body', reportedIssues(checked.error.issues));
+    }
+    const alert = await client.alerts.redeliver(id);
+    if (!alert) throw alertNotFound();
+    return reply.code(202).type('application/json; charset=utf-8').send(alert);
+  });
+
   // One alert with its deliveries: each integration's status, attempts and last error.
   app.get('/alerts/:id', async (request, reply) => {
     const { id } = parse(S.AlertIdParams, request.params, 'path');
     const alert = await client.alerts.get(id);
-    if (!alert) {
-      throw new ProblemError({
-        type: PROBLEM_TYPES.notFound,
-        title: 'Alert not found',
-        status: 404,
-        detail: 'no alert with this id is stored (the memory store keeps the newest 10,000)',
-      });
-    }
+    if (!alert) throw alertNotFound();
     return reply.type('application/json; charset=utf-8').send(alert);
   });
 }

@@ -1,0 +1,175 @@
+// The shapes of the server's answers the page reads (the server's OpenAPI document, /openapi.json, is the reference).
+
+/** One source's answer to a lookup (`FeedResult`). */
+interface FeedResult {
+  feed: string;
+  indicator: string;
+  type: string;
+  status: string;
+  verdict: string;
+  score: number;
+  categories: string[];
+  tags: string[];
+  malwareFamilies: string[];
+  references: string[];
+  evidence: string[];
+  durationMs: number;
+  cached: boolean;
+  error?: { message: string; statusCode?: number; retryAt?: string };
+}
+
+/** A warninglist entry that matched (the indicator is known benign). */
+interface WarninglistMatch {
+  list: string;
+  entry: string;
+  reason: string;
+}
+
+/** `POST /threats/batch`'s verdict of one indicator (`ScanResponse`). */
+export interface ScanResult {
+  indicator: string;
+  type: string;
+  verdict: string;
+  isThreat: boolean;
+  riskScore: number;
+  confidence: number;
+  consensus: number;
+  results: FeedResult[];
+  warninglist?: WarninglistMatch;
+  startedAt: string;
+  durationMs: number;
+}
+
+/** An RFC 9457 problem document. */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail?: string;
+}
+
+/** `POST /threats/batch`'s answer. */
+export interface BatchResponse {
+  results: Array<{ input: string; ok: true; result: ScanResult } | { input: string; ok: false; problem: Problem }>;
+  summary: { total: number; succeeded: number; failed: number };
+}
+
+/** One source's part in a verdict (`POST /correlate`'s `contributions`). */
+interface Contribution {
+  feed: string;
+  status: string;
+  verdict: string;
+  counted: boolean;
+  weight: number;
+  recency: number;
+  score: number;
+  contribution: number;
+  reason: string;
+}
+
+/** `POST /correlate`'s answer: the verdict and why. */
+export interface Correlation extends ScanResult {
+  sourcesQueried: number;
+  sourcesAnswered: number;
+  strategy: string;
+  thresholds: { confidence: number; consensus: number; riskScore: number; correlationWeight: number };
+  contributions: Contribution[];
+  failures: Array<{ feed: string; status: string; message: string }>;
+}
+
+/** One integration's delivery of an alert. */
+interface Delivery {
+  integration: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  lastError?: string;
+  lastAttemptAt?: string;
+}
+
+/** A stored alert (`Alert`). */
+export interface Alert {
+  id: string;
+  title: string;
+  severity: string;
+  description?: string;
+  indicators: Array<{ type: string; value: string; confidence?: number; source?: string }>;
+  timestamp: string;
+  source?: string;
+  riskScore?: number;
+  deliveries: Delivery[];
+}
+
+/** `GET /alerts`. */
+export interface AlertPage {
+  items: Alert[];
+  nextCursor?: string;
+}
+
+/** One feed of `GET /feeds/status`. */
+export interface FeedState {
+  feed: string;
+  name: string;
+  configured: boolean;
+  breaker: { state: string; failures: number; openedAt?: string; nextTrialAt?: string };
+  quota: QuotaWindow[];
+  queued: number;
+  inFlight: number;
+  requests: {
+    sent: number;
+    retries: number;
+    cacheHits: number;
+    deduplicated: number;
+    byStatus: Record<string, number>;
+  };
+  lastError?: { message: string; status: string; at: string };
+  latencyMs: { p50: number | null; p95: number | null; samples: number };
+}
+
+/** One window of a feed's quota. */
+interface QuotaWindow {
+  window: string;
+  limit: number;
+  remaining: number;
+  resetsAt?: string;
+}
+
+/** One feed of `GET /quotas`. */
+export interface FeedQuota {
+  feed: string;
+  limits: string;
+  windows: QuotaWindow[];
+  shared: boolean;
+  pausedUntil?: string;
+}
+
+/** `GET /health`. */
+export interface Health {
+  status: string;
+  ready: boolean;
+  clients: Array<{
+    prefix: string;
+    health?: string;
+    checks?: Record<string, unknown>;
+    /** `[{name, healthy, detail}]` (a map by name from older servers). */
+    integrations?: unknown;
+    [key: string]: unknown;
+  }>;
+}
+
+/** A detected campaign (`GET /campaigns`). */
+interface Campaign {
+  campaign: string;
+  status: string;
+  sharedBy: { kind: string; value: string };
+  indicators: string[];
+  indicatorCount: number;
+  firstSeen: string;
+  lastSeen: string;
+  sources: string[];
+}
+
+/** `GET /campaigns`. */
+export interface CampaignList {
+  enabled: boolean;
+  campaigns: Campaign[];
+}
