@@ -1,6 +1,6 @@
+import { type CspDirectives, securityHeaders } from '@threatlib/core/http-server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DashboardAsset } from '../dashboard/dashboard-assets.js';
-import { type CspDirectives, securityHeaders } from '../http/security-headers.js';
 
 /**
  * The CSP of `/app` and its files: scripts, style sheets, the web manifest, the service worker and requests from this
