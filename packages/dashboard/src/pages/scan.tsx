@@ -75,7 +75,12 @@ export function ScanPage({ online }: { online: boolean }) {
     try {
       for (let start = 0; start < indicators.length; start += BATCH) {
         const chunk = indicators.slice(start, start + BATCH);
-        const answer = await request<BatchResponse | QueuedAnswer>('POST', 'threats/batch', { indicators: chunk });
+        const answer = await request<BatchResponse | QueuedAnswer>('POST', 'threats/batch', {
+          indicators: chunk,
+          // Each verdict says why, from this lookup: the explanation asks the server nothing more (and so raises no
+          // second alert, as concluding again with POST /correlate would after a failed delivery).
+          explain: true,
+        });
         if ('queued' in answer.body) {
           const known = answer.body.stored;
           for (const input of chunk) {
