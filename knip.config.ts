@@ -54,6 +54,11 @@ const config: KnipConfig = {
       entry: ['src/main.tsx', 'src/sw.ts', 'scripts/*.mjs'],
       project: ['src/**/*.{ts,tsx}', 'scripts/*.mjs'],
     },
+    'packages/pwa': {
+      // The page's entry and the service worker's (`@threatlib/pwa/worker`).
+      entry: [...packageEntries, 'src/worker.ts'],
+      project: ['src/**/*.ts'],
+    },
     'packages/webhooks': {
       entry: [...packageEntries, 'src/network/index.ts'],
       project: ['src/**/*.ts'],

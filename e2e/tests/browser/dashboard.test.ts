@@ -254,6 +254,8 @@ describeWithChromium('the dashboard at /app in Chromium', () => {
       await expect.poll(() => explanation.getByTestId('contributions').textContent()).toContain('list:example');
       await expect.poll(() => explanation.textContent()).toMatch(/yes: /);
       await checkPage(watched, 'explanation');
+      // The explanation is the scan's own (`explain: true`): the feeds are not asked again, no alert raised again.
+      expect(received('POST', '/api/v1/correlate')).toBe(0);
 
       // Alerts: the scan's threats raised alerts, delivered to one integration and failed at the other.
       await page.getByRole('link', { name: 'Alerts' }).focus();
@@ -272,6 +274,10 @@ describeWithChromium('the dashboard at /app in Chromium', () => {
         )
         .toMatch(/ticketing\s*failed.*ticketing is down for maintenance/s);
       expect(await deliveries.textContent()).toMatch(/chat\s*delivered/);
+      // One alert for the indicator at the server, although its delivery failed and its explanation was opened.
+      const alertList = await fetch(`${url}/api/v1/alerts`, { headers: { authorization: `Bearer ${TOKEN}` } });
+      const items = ((await alertList.json()) as { items: Alert[] }).items;
+      expect(items.filter((a) => a.indicators.some((i) => i.value === LISTED))).toHaveLength(1);
       await checkPage(watched, 'alerts');
       // Redeliver: the failed integration is tried again (a second attempt), the delivered one is left alone.
       await page.getByRole('button', { name: 'Redeliver' }).click();

@@ -42,6 +42,7 @@ describe('the published packages’ versions and peer ranges', () => {
     );
     expect(peers.map(({ name, peer }) => `${name} → ${peer}`).sort()).toEqual([
       '@threatlib/cloud → @threatlib/core',
+      '@threatlib/pwa → @threatlib/core',
       '@threatlib/queue → @threatlib/core',
       '@threatlib/server → @threatlib/core',
       '@threatlib/siem → @threatlib/core',

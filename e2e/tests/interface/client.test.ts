@@ -123,6 +123,24 @@ describe('8.1 strategy and thresholds', () => {
   });
 });
 
+describe('8.1 pwa', () => {
+  it('takes enabled, cacheStrategy cache-first or network-first, offlineData and syncOnReconnect', () => {
+    for (const cacheStrategy of ['cache-first', 'network-first'] as const) {
+      const client = track(
+        new ThreatClient({
+          sources: ['feed_urls'],
+          pwa: { enabled: true, cacheStrategy, offlineData: true, syncOnReconnect: true },
+          logging: { enabled: false },
+        }),
+      );
+      expect(client.config.pwa).toEqual({ enabled: true, cacheStrategy, offlineData: true, syncOnReconnect: true });
+    }
+    expect(
+      () => new ThreatClient({ sources: ['feed_urls'], pwa: { cacheStrategy: 'cache-only' as 'cache-first' } }),
+    ).toThrow(ConfigurationError);
+  });
+});
+
 describe('5 and 8.1 apiKeys', () => {
   it('takes a key as a string', () => {
     const trojan = track(

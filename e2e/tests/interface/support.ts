@@ -9,7 +9,7 @@
 // Not here yet, because their packages do not exist yet; each issue adds its examples when it adds the package:
 // WebhookManager, the webhook event names and integrations.webhooks (4.2, 5, 6.2): issue 15, @threatlib/webhooks.
 // CloudSiemIntegration (2.5, 4.2, 5): issue 17, @threatlib/cloud (its Azure half). The browser options of 8.1
-// (browser, the browser storage, pwa) arrive with the browser build, which no issue schedules yet; until then core
+// (browser, the browser storage) arrive with the browser build, which no issue schedules yet; until then core
 // accepts them only at their defaults.
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';

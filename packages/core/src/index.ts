@@ -44,6 +44,7 @@ export {
   type ClusterConfig,
   type LoggingConfig,
   type PerformanceConfig,
+  type PwaConfig,
   type ResolvedConfig,
   type SecurityConfig,
   type Strategy,

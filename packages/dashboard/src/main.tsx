@@ -1,5 +1,7 @@
 // The dashboard: sign in with the API's bearer token, then Scan, Alerts, Feeds and Campaigns (hash routes, so a
 // reload keeps the page and the server needs no route per page).
+
+import { optionsFromUrl, registerServiceWorker, tellWorker } from '@threatlib/pwa';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { setToken, token } from './api.js';
@@ -8,8 +10,6 @@ import { CampaignsPage } from './pages/campaigns.js';
 import { FeedsPage } from './pages/feeds.js';
 import { ScanPage } from './pages/scan.js';
 import { SignIn } from './pages/sign-in.js';
-import { optionsFromUrl } from './pwa/pwa-options.js';
-import { registerServiceWorker, tellWorker, unregisterServiceWorkers } from './pwa/register.js';
 import { emitWorkerMessage, onWorkerMessage } from './pwa/worker-events.js';
 
 const PAGES = [
@@ -124,11 +124,11 @@ if (root) {
   performance.mark('threatlib:first-render');
 }
 // The server writes its `pwa` options in the page (`<meta name="threatlib-pwa" content="cacheStrategy=...">`).
+// `enabled: false` registers no worker and removes one a previous visit registered, with what it kept.
 const pwa = new URLSearchParams(document.querySelector<HTMLMetaElement>('meta[name="threatlib-pwa"]')?.content ?? '');
-if (pwa.get('enabled') === 'false') {
-  void unregisterServiceWorkers();
-} else {
-  void registerServiceWorker(optionsFromUrl(new URL(`?${pwa}`, location.href)), emitWorkerMessage).catch(() => {
-    // A browser without service workers (or a private window that refuses them) still has the live pages.
-  });
-}
+void registerServiceWorker(
+  { ...optionsFromUrl(new URL(`?${pwa}`, location.href)), enabled: pwa.get('enabled') !== 'false' },
+  { token, onMessage: emitWorkerMessage },
+).catch(() => {
+  // A browser without service workers (or a private window that refuses them) still has the live pages.
+});

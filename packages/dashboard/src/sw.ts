@@ -1,7 +1,6 @@
-// The dashboard's service worker: the `pwa` module with the options its URL carries (src/pwa/register.ts sets them).
-import type { PrecacheEntry } from 'workbox-precaching';
-import { optionsFromUrl } from './pwa/pwa-options.js';
-import { installServiceWorker } from './pwa/service-worker.js';
+// The dashboard's service worker: @threatlib/pwa's module with the options its URL carries (main.tsx registers it
+// with the options the server wrote into the page).
+import { installServiceWorker, optionsFromUrl, type PrecacheEntry } from '@threatlib/pwa/worker';
 
 declare const self: ServiceWorkerGlobalScope & { __WB_MANIFEST: Array<PrecacheEntry | string> };
 

@@ -38,6 +38,8 @@ export interface ScanResult {
   warninglist?: WarninglistMatch;
   startedAt: string;
   durationMs: number;
+  /** Why, from the scan's own lookup (the page asks with `explain: true`); absent on verdicts kept from before. */
+  explanation?: Explanation;
 }
 
 /** An RFC 9457 problem document. */
@@ -54,7 +56,7 @@ export interface BatchResponse {
   summary: { total: number; succeeded: number; failed: number };
 }
 
-/** One source's part in a verdict (`POST /correlate`'s `contributions`). */
+/** One source's part in a verdict (a scan's `explanation.contributions`). */
 interface Contribution {
   feed: string;
   status: string;
@@ -67,8 +69,8 @@ interface Contribution {
   reason: string;
 }
 
-/** `POST /correlate`'s answer: the verdict and why. */
-export interface Correlation extends ScanResult {
+/** A scan's `explanation` (asked with `explain: true`): the correlation's figures and each source's part. */
+interface Explanation {
   sourcesQueried: number;
   sourcesAnswered: number;
   strategy: string;

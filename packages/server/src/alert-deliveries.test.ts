@@ -124,4 +124,41 @@ describe('alert delivery over the REST API', () => {
     expect(long.status).toBe(400);
     expect(await json(long)).toMatchObject({ errors: [{ path: 'id', message: expect.stringMatching(/200/) }] });
   });
+  it('a scan asked with explain: true says why from its own lookup, so showing why raises no second alert', async () => {
+    const Down = flaky(Number.MAX_SAFE_INTEGER); // never takes an alert: its delivery fails
+    const { call, client } = await serveForTest({}, clientWith({ down: Down }));
+    const alertsOf = async (value: string) =>
+      (await json(call('/api/v1/alerts'))).items.filter((a: Alert) => a.indicators.some((i) => i.value === value));
+
+    const batch = await json(call('/api/v1/threats/batch', post({ indicators: [LISTED], explain: true })));
+    const result = batch.results[0].result;
+    expect(result.isThreat).toBe(true);
+    expect(result.explanation).toMatchObject({
+      strategy: 'aggressive',
+      sourcesQueried: expect.any(Number),
+      thresholds: { consensus: expect.any(Number) },
+      failures: [],
+    });
+    expect(result.explanation.contributions).toContainEqual(
+      expect.objectContaining({ feed: 'list:example', counted: true, verdict: 'malicious' }),
+    );
+    // The single scan takes it too; without it, a verdict is as before.
+    const scan = await json(call('/api/v1/threats/scan', post({ indicator: LISTED, explain: true })));
+    expect(scan.explanation.contributions.length).toBeGreaterThan(0);
+    expect(
+      (await json(call('/api/v1/threats/batch', post({ indicators: [LISTED] })))).results[0].result,
+    ).not.toHaveProperty('explanation');
+
+    // The delivery failed, so the indicator's next conclusion raises its alert again (core retries that way): a page
+    // showing why must read `explanation`, never conclude again with POST /correlate.
+    await client.alerts.settled();
+    const raised = (await alertsOf(LISTED)).length;
+    await json(call('/api/v1/correlate', post({ indicator: LISTED })));
+    await client.alerts.settled();
+    expect((await alertsOf(LISTED)).length).toBe(raised + 1);
+    // What `explain` answers is refused when it is not a flag.
+    const wrong = await call('/api/v1/threats/batch', post({ indicators: [LISTED], explain: 'yes' }));
+    expect(wrong.status).toBe(400);
+    expect(await wrong.text()).toContain('explain');
+  });
 });

@@ -110,7 +110,8 @@ export interface APIServerOptions extends ConnectionOptions {
   /**
    * Serve the dashboard at `/app` (default true): the analyst's page (scan, alerts, feeds, campaigns) built into the
    * package, talking to this server's API with the same bearer token. `/` links it when it is served. `{pwa}` sets
-   * how its service worker works (the documented `pwa` options; see {@link DashboardPwaOptions}).
+   * how its service worker works (the documented `pwa` options; see {@link DashboardPwaOptions}); without it, the page
+   * carries the `pwa` configuration of the client mounted at `/api/v1` (or of the first one mounted).
    */
   dashboard?: boolean | { pwa?: DashboardPwaOptions };
   /**
@@ -195,6 +196,16 @@ export class APIServer {
     this.#authFailures = new AuthFailureLimiter(options.authFailureLimit);
     this.#metrics = new ServerMetrics(() => this.#mounted);
     this.#webhooks = options.webhooks;
+  }
+
+  /**
+   * The dashboard's `pwa` options: `dashboard.pwa` when given, else the `pwa` configuration of the client the page
+   * talks to (mounted at `/api/v1`, the page's `../api/v1/`; the first mounted one otherwise).
+   */
+  #dashboardPwa(): DashboardPwaOptions | undefined {
+    if (typeof this.#options.dashboard === 'object' && this.#options.dashboard.pwa) return this.#options.dashboard.pwa;
+    const served = this.#mounted.find((m) => m.prefix === '/api/v1') ?? this.#mounted[0];
+    return served?.client.config.pwa;
   }
 
   /**
@@ -409,12 +420,7 @@ export class APIServer {
       ],
     });
     registerDocsRoutes(app, { document, prefixes: this.#mounted.map((m) => m.prefix) });
-    const dashboard = this.#options.dashboard
-      ? dashboardAssets(
-          undefined,
-          typeof this.#options.dashboard === 'object' ? this.#options.dashboard.pwa : undefined,
-        )
-      : undefined;
+    const dashboard = this.#options.dashboard ? dashboardAssets(undefined, this.#dashboardPwa()) : undefined;
     if (this.#options.dashboard && !dashboard)
       app.log.warn('the dashboard is missing (build @threatlib/server with pnpm run build): /app is not served');
     registerDashboardRoutes(app, dashboard);

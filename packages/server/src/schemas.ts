@@ -25,8 +25,14 @@ const indicatorType = z.enum(INDICATOR_TYPE_NAMES).meta({
     'Skip detection and treat the input as this type: `ip` is an IPv4 or IPv6 address (whichever it is), `hostname` a domain; results report the precise type',
 });
 
+/** `explain: true` on a scan: each verdict carries its `explanation`, so no second lookup is needed to show why. */
+const explainFlag = z.boolean().meta({
+  description:
+    "Answer each verdict with its `explanation` (strategy, thresholds, each source's part in it), as `POST /correlate` gives it, from the same lookup: no second lookup, and so no second alert (default false)",
+});
+
 export const ScanRequest = z
-  .strictObject({ indicator: indicatorText, type: indicatorType.optional() })
+  .strictObject({ indicator: indicatorText, type: indicatorType.optional(), explain: explainFlag.optional() })
   .meta({ id: 'ScanRequest' });
 
 const BatchItem = z.union([
@@ -35,7 +41,10 @@ const BatchItem = z.union([
 ]);
 
 export const BatchRequest = z
-  .strictObject({ indicators: z.array(BatchItem).min(1, { error: 'at least one indicator' }) })
+  .strictObject({
+    indicators: z.array(BatchItem).min(1, { error: 'at least one indicator' }),
+    explain: explainFlag.optional(),
+  })
   .meta({ id: 'BatchRequest' });
 
 export const CorrelateRequest = z
@@ -208,6 +217,29 @@ const Contribution = z.object({
 
 const Verdict = z.enum(['malicious', 'suspicious', 'clean', 'unknown']);
 
+const Thresholds = z.object({
+  confidence: z.number(),
+  consensus: z.number(),
+  riskScore: z.number(),
+  correlationWeight: z.number(),
+});
+const Failures = z.array(z.object({ feed: z.string(), status: FeedStatus, message: z.string() }));
+
+/** Why a scan's verdict is what it is: the correlation's own figures (a scan asked with `explain: true`). */
+const ScanExplanation = z
+  .object({
+    strategy: z.string(),
+    sourcesQueried: z.number().int(),
+    sourcesAnswered: z.number().int(),
+    thresholds: Thresholds,
+    contributions: z.array(Contribution),
+    failures: Failures,
+  })
+  .meta({
+    description:
+      "Why the verdict is what it is, from the scan's own lookup (present when the request asked `explain: true`)",
+  });
+
 export const ScanResponse = z
   .object({
     indicator: z.string(),
@@ -221,6 +253,7 @@ export const ScanResponse = z
     warninglist: Warninglist.optional(),
     startedAt: z.string(),
     durationMs: z.number(),
+    explanation: ScanExplanation.optional(),
   })
   .meta({ id: 'ScanResponse' });
 
@@ -236,14 +269,9 @@ export const CorrelationResponse = z
     sourcesAnswered: z.number().int(),
     riskScore: z.number().int().min(1).max(10),
     strategy: z.string(),
-    thresholds: z.object({
-      confidence: z.number(),
-      consensus: z.number(),
-      riskScore: z.number(),
-      correlationWeight: z.number(),
-    }),
+    thresholds: Thresholds,
     contributions: z.array(Contribution),
-    failures: z.array(z.object({ feed: z.string(), status: FeedStatus, message: z.string() })),
+    failures: Failures,
     warninglist: Warninglist.optional(),
     results: z.array(FeedResult),
     startedAt: z.string(),

@@ -46,6 +46,13 @@ describe('parseConfig', () => {
     });
     expect(config.caching).toMatchObject({ enabled: true, type: 'memory', kvserver: { port: 6379 } });
     expect(config.logging).toMatchObject({ enabled: true, level: 'info', format: 'json' });
+    // The service-worker module's own defaults (@threatlib/pwa).
+    expect(config.pwa).toEqual({
+      enabled: true,
+      cacheStrategy: 'network-first',
+      offlineData: true,
+      syncOnReconnect: true,
+    });
   });
 
   it('reports every problem at once, each with its path', () => {
@@ -166,6 +173,11 @@ describe('parseConfig', () => {
     [{ sources: ['feed_urls'], storage: { type: 'sqlite' } }, 'storage.type', /indexeddb/],
     [{ sources: ['feed_urls'], storage: { version: 1.5 } }, 'storage.version', /int/],
     [{ sources: ['feed_urls'], pwa: { cacheStrategy: 'stale' } }, 'pwa.cacheStrategy', /cache-first/],
+    [{ sources: ['feed_urls'], pwa: { offlineData: -1 } }, 'pwa.offlineData', /0 to 100000/],
+    [{ sources: ['feed_urls'], pwa: { offlineData: 100_001 } }, 'pwa.offlineData', /0 to 100000/],
+    [{ sources: ['feed_urls'], pwa: { enabled: 'yes' } }, 'pwa.enabled', /true or false/],
+    [{ sources: ['feed_urls'], pwa: { syncOnReconnect: 1 } }, 'pwa.syncOnReconnect', /true or false/],
+    [{ sources: ['feed_urls'], pwa: { sync: true } }, 'pwa.sync', /unknown option/],
     [{ sources: ['feed_urls'], logging: { level: 'verbose' } }, 'logging.level', /debug/],
     [
       { sources: ['feed_urls'], logging: { transports: { syslog: { protocol: 'http' } } } },
@@ -262,7 +274,7 @@ describe('parseConfig', () => {
       // Their defaults, the only values accepted until the browser build lands.
       browser: { fallbackMode: 'error', secureContext: true },
       storage: { type: 'memory', dbName: 'threatlib', version: 1 },
-      pwa: { enabled: false, cacheStrategy: 'network-first' },
+      pwa: { enabled: true, cacheStrategy: 'cache-first', offlineData: 200, syncOnReconnect: false },
       logging: {
         level: 'debug',
         format: 'structured',
@@ -290,6 +302,12 @@ describe('parseConfig', () => {
       endpoint: 'syslog+tls://siem.example:6514',
       format: 'leef',
     });
+    expect(config.pwa).toEqual({
+      enabled: true,
+      cacheStrategy: 'cache-first',
+      offlineData: 200,
+      syncOnReconnect: false,
+    });
   });
 
   it.each([
@@ -298,8 +316,6 @@ describe('parseConfig', () => {
     [{ browser: { secureContext: false } }, 'browser.secureContext', 'the browser build'],
     [{ storage: { type: 'indexeddb' } }, 'storage.type', 'integrations.storage'],
     [{ storage: { encryptionKey: 'k' } }, 'storage.encryptionKey', 'browser storage'],
-    [{ pwa: { enabled: true } }, 'pwa.enabled', 'the browser build'],
-    [{ pwa: { syncOnReconnect: false } }, 'pwa.syncOnReconnect', 'the browser build'],
   ])('refuses %j as not supported yet, at %s', (extra, path, reason) => {
     const error = errorOf({ sources: ['feed_urls'], ...extra });
     expect(error.message).toMatch(
@@ -309,8 +325,8 @@ describe('parseConfig', () => {
   });
 
   it('names every option not supported yet at once', () => {
-    const error = errorOf({ sources: ['feed_urls'], browser: { fallbackMode: 'demo' }, pwa: { offlineData: true } });
-    expect(error.issues.map((i) => i.path)).toEqual(['browser.fallbackMode', 'pwa.offlineData']);
+    const error = errorOf({ sources: ['feed_urls'], browser: { fallbackMode: 'demo' }, storage: { version: 2 } });
+    expect(error.issues.map((i) => i.path)).toEqual(['browser.fallbackMode', 'storage.version']);
   });
 
   it('refuses something that is not an object', () => {

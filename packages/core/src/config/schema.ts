@@ -12,9 +12,9 @@ import { mispFeedListSchema } from './misp-feed-list-schema.js';
 /*
  * The one schema for every option of `new ThreatClient(config)`. Defaults live here and nowhere else, so the
  * README's option tables, `threatlib-config show` and the client all agree. Objects are strict: a misspelt option
- * is an error, not a silently ignored key. Options whose behaviour arrives with a later release (browser, storage,
- * pwa) are validated as documented and accept their defaults; any other value is refused as "not supported yet"
- * rather than stored and ignored.
+ * is an error, not a silently ignored key. Options whose behaviour arrives with a later release (browser, storage)
+ * are validated as documented and accept their defaults; any other value is refused as "not supported yet" rather
+ * than stored and ignored.
  */
 
 const positiveInt = z.int().positive();
@@ -286,15 +286,39 @@ const storageSchema = notSupportedYet(
   `browser storage: ${BROWSER_BUILD_PENDING}; a document store or search index is integrations.storage`,
 );
 
-const pwaSchema = notSupportedYet(
-  z.strictObject({
-    enabled: z.boolean().default(false),
-    cacheStrategy: z.enum(['cache-first', 'network-first']).default('network-first'),
-    offlineData: z.boolean().default(false),
-    syncOnReconnect: z.boolean().default(true),
-  }),
-  BROWSER_BUILD_PENDING,
-);
+const OFFLINE_DATA = 'expected true, false or a number of verdicts from 0 to 100000';
+
+/**
+ * The documented `pwa` options: how a page's service worker works. The client itself does nothing with them (it has
+ * no page); they act through the service-worker module `@threatlib/pwa`, which an application's own worker imports
+ * and its page registers with `client.config.pwa`, and through `@threatlib/server`'s dashboard, whose page carries
+ * the mounted client's `pwa` when `dashboard.pwa` is not given. The defaults are the module's.
+ */
+const pwaSchema = z.strictObject({
+  /** The page registers the worker (default true); false registers none and removes one registered before. */
+  enabled: z.boolean({ error: 'expected true or false' }).default(true),
+  /**
+   * How the app shell and the API's reads (GET) are served: `network-first` (the network, the cache when it fails;
+   * default) or `cache-first` (the cache, the network when it has nothing). Hashed files always come from the cache.
+   */
+  cacheStrategy: z
+    .enum(['cache-first', 'network-first'], { error: 'expected cache-first or network-first' })
+    .default('network-first'),
+  /**
+   * Keep the verdicts of recent scans for offline use (IndexedDB): true keeps the newest 500 (default), a number
+   * keeps that many (0 to 100000), false keeps none. A scan made offline answers with those kept.
+   */
+  offlineData: z
+    .union([z.boolean(), z.int().min(0, { error: OFFLINE_DATA }).max(100_000, { error: OFFLINE_DATA })], {
+      error: OFFLINE_DATA,
+    })
+    .default(true),
+  /**
+   * Queue scans and alert actions made offline and send them once each, in order, when the network is back
+   * (Background Sync where the browser has it, a replay on start and on `online` where it does not; default true).
+   */
+  syncOnReconnect: z.boolean({ error: 'expected true or false' }).default(true),
+});
 
 const logLevel = z.enum(['debug', 'info', 'warn', 'error'], { error: 'expected one of debug, info, warn, error' });
 const lineFilterFunction = z
@@ -851,5 +875,7 @@ export type PerformanceConfig = ResolvedConfig['performance'];
 export type ClusterConfig = ResolvedConfig['cluster'];
 /** The resolved `alerting` options. */
 export type AlertingConfig = ResolvedConfig['alerting'];
+/** The `pwa` options with their defaults filled in (`client.config.pwa`), as `@threatlib/pwa` takes them. */
+export type PwaConfig = ResolvedConfig['pwa'];
 /** A correlation strategy name. */
 export type Strategy = (typeof STRATEGIES)[number];

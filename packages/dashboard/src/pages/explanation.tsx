@@ -1,28 +1,26 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { request } from '../api.js';
 import { ms } from '../format.js';
-import type { Correlation, ScanResult } from '../types.js';
+import type { ScanResult } from '../types.js';
 
 interface StixBundle {
   objects: Array<{ type: string; pattern?: string }>;
 }
 
-/** Why a verdict is what it is: each source's part, the evidence, the lists that matched, timings, the STIX pattern. */
+/**
+ * Why a verdict is what it is: each source's part, the evidence, the lists that matched, timings, the STIX pattern.
+ * Each source's part is the scan's own `explanation` (asked with `explain: true`), never a second lookup: concluding
+ * again would spend the feeds' quota, could differ from the row, and raises the alert again when its delivery failed.
+ */
 export function Explanation({ result, online, onClose }: { result: ScanResult; online: boolean; onClose: () => void }) {
-  const [correlation, setCorrelation] = useState<Correlation | undefined>();
+  const correlation = result.explanation;
   const [pattern, setPattern] = useState<string | undefined>();
-  const [error, setError] = useState<string | undefined>();
   const heading = useRef<HTMLHeadingElement>(null);
 
   useEffect(() => {
     heading.current?.focus();
-    setCorrelation(undefined);
     setPattern(undefined);
-    setError(undefined);
     if (!online) return;
-    request<Correlation>('POST', 'correlate', { indicator: result.indicator, type: result.type })
-      .then((answer) => setCorrelation(answer.body))
-      .catch((caught: Error) => setError(caught.message));
     request<StixBundle>('POST', 'stix/bundle', { correlations: [result] })
       .then((answer) => setPattern(answer.body.objects.find((o) => o.type === 'indicator')?.pattern))
       .catch(() => setPattern(undefined));
@@ -50,9 +48,8 @@ export function Explanation({ result, online, onClose }: { result: ScanResult; o
           {result.warninglist.reason}
         </p>
       ) : null}
-      {error ? <p class="error">The full explanation could not be loaded: {error}</p> : null}
-      {!online ? (
-        <p class="notice">Offline: the stored verdict is shown; each source's weighting needs the server.</p>
+      {!correlation ? (
+        <p class="notice">This verdict was kept without each source's weighting: scan it again to see it.</p>
       ) : null}
       <table data-testid="contributions">
         <caption>Each source's answer{correlation ? ' and its part in the verdict' : ''}</caption>

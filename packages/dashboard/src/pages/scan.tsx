@@ -1,8 +1,8 @@
+import { type StoredVerdict, storedVerdicts } from '@threatlib/pwa';
 import { useEffect, useState } from 'preact/hooks';
 import { request } from '../api.js';
 import { download, toCsv, toStix } from '../export.js';
 import { indicatorsOf, when } from '../format.js';
-import { type StoredVerdict, storedVerdicts } from '../pwa/verdict-store.js';
 import { onWorkerMessage } from '../pwa/worker-events.js';
 import type { BatchResponse, ScanResult } from '../types.js';
 import { Explanation } from './explanation.js';
@@ -41,10 +41,10 @@ export function ScanPage({ online }: { online: boolean }) {
   const [busy, setBusy] = useState(false);
   const [message, setMessage] = useState<string | undefined>();
   const [open, setOpen] = useState<ScanResult | undefined>();
-  const [stored, setStored] = useState<StoredVerdict[]>([]);
+  const [stored, setStored] = useState<Array<StoredVerdict<ScanResult>>>([]);
 
   const refreshStored = () => {
-    storedVerdicts().then(setStored, () => setStored([]));
+    storedVerdicts<ScanResult>().then(setStored, () => setStored([]));
   };
   useEffect(() => {
     refreshStored();
@@ -75,7 +75,12 @@ export function ScanPage({ online }: { online: boolean }) {
     try {
       for (let start = 0; start < indicators.length; start += BATCH) {
         const chunk = indicators.slice(start, start + BATCH);
-        const answer = await request<BatchResponse | QueuedAnswer>('POST', 'threats/batch', { indicators: chunk });
+        const answer = await request<BatchResponse | QueuedAnswer>('POST', 'threats/batch', {
+          indicators: chunk,
+          // Each verdict says why, from this lookup: the explanation asks the server nothing more (and so raises no
+          // second alert, as concluding again with POST /correlate would after a failed delivery).
+          explain: true,
+        });
         if ('queued' in answer.body) {
           const known = answer.body.stored;
           for (const input of chunk) {

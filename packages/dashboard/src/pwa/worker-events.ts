@@ -1,6 +1,6 @@
 // The service worker's messages, passed on to whichever part of the page listens (the scan page hears its replayed
 // scans, the header the queue's length).
-import type { WorkerMessage } from './messages.js';
+import type { WorkerMessage } from '@threatlib/pwa';
 
 const listeners = new Set<(message: WorkerMessage) => void>();
 

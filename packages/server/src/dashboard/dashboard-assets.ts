@@ -84,8 +84,9 @@ export function dashboardAssets(
 function withPwaOptions(page: Buffer, pwa: DashboardPwaOptions): Buffer {
   const params = new URLSearchParams();
   if (pwa.enabled === false) params.set('enabled', 'false');
-  if (pwa.cacheStrategy) params.set('cacheStrategy', pwa.cacheStrategy);
-  if (pwa.offlineData !== undefined) params.set('offlineData', String(pwa.offlineData));
+  // The defaults (network-first, 500 verdicts kept) are the worker's own: only what differs is written.
+  if (pwa.cacheStrategy === 'cache-first') params.set('cacheStrategy', pwa.cacheStrategy);
+  if (pwa.offlineData !== undefined && pwa.offlineData !== true) params.set('offlineData', String(pwa.offlineData));
   if (pwa.syncOnReconnect === false) params.set('syncOnReconnect', 'false');
   const content = params.toString().replaceAll('&', '&amp;');
   return Buffer.from(

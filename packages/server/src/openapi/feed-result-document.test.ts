@@ -55,7 +55,8 @@ describe('FeedResult in the OpenAPI document', () => {
     const validate = validatorOf(document);
     const feedResult = document.components.schemas.FeedResult;
 
-    const scan = await call('/api/v1/threats/scan', post({ indicator: IP }));
+    // With its explanation (`explain: true`), which the document declares too.
+    const scan = await call('/api/v1/threats/scan', post({ indicator: IP, explain: true }));
     expect(scan.status).toBe(200);
     const answer = (await scan.json()) as Json;
     const { results } = answer;
@@ -67,6 +68,7 @@ describe('FeedResult in the OpenAPI document', () => {
 
     // The whole answer is valid against the published ScanResponse, and each result against FeedResult.
     expect(validate('ScanResponse', answer)).toEqual([]);
+    expect(answer.explanation.failures.map((f: Json) => f.feed)).toEqual(expect.arrayContaining(['feed_abuse']));
     for (const result of results) expect(validate('FeedResult', result), result.feed).toEqual([]);
 
     // Every field of every result, and of its error, is one the document declares, with a status it lists.

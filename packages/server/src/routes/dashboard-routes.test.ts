@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { APIServer } from '../api-server.js';
 import { rawExchange, requestFrom } from '../http/raw-http.test-suite.js';
-import { serveForTest } from '../test-support/serve.js';
+import { serveForTest, testClient } from '../test-support/serve.js';
 
 const PACKAGE_JSON = readFileSync(new URL('../../package.json', import.meta.url), 'utf8');
 
@@ -140,6 +140,37 @@ describe('the dashboard at /app', () => {
     );
     expect(() => new APIServer({ dashboard: { pwa: { offlineData: -1 } } })).toThrow(/dashboard\.pwa\.offlineData/);
     expect(() => new APIServer({ dashboard: { pwa: { sync: true } as never } })).toThrow(/dashboard\.pwa/);
+  });
+
+  it("carries the served client's config.pwa when dashboard.pwa is not given", async () => {
+    const client = testClient({
+      pwa: { enabled: true, cacheStrategy: 'cache-first', offlineData: true, syncOnReconnect: true },
+    });
+    expect(client.config.pwa).toEqual({
+      enabled: true,
+      cacheStrategy: 'cache-first',
+      offlineData: true,
+      syncOnReconnect: true,
+    });
+    const { call } = await serveForTest({}, client);
+    // offlineData true and syncOnReconnect true are the worker's defaults: only cache-first needs saying.
+    expect(await (await call('/app/', { token: null })).text()).toContain(
+      '<meta name="threatlib-pwa" content="cacheStrategy=cache-first">',
+    );
+    const kept = testClient({ pwa: { offlineData: 50, syncOnReconnect: false } });
+    const other = await serveForTest({}, kept);
+    expect(await (await other.call('/app/', { token: null })).text()).toContain(
+      '<meta name="threatlib-pwa" content="offlineData=50&amp;syncOnReconnect=false">',
+    );
+    const off = await serveForTest({}, testClient({ pwa: { enabled: false } }));
+    expect(await (await off.call('/app/', { token: null })).text()).toContain(
+      '<meta name="threatlib-pwa" content="enabled=false">',
+    );
+    // dashboard.pwa, when given, is the page's.
+    const chosen = await serveForTest({ dashboard: { pwa: { offlineData: false } } }, client);
+    expect(await (await chosen.call('/app/', { token: null })).text()).toContain(
+      '<meta name="threatlib-pwa" content="offlineData=false">',
+    );
   });
 
   it('serves no dashboard with dashboard: false (and / does not link it)', async () => {

@@ -26,7 +26,7 @@ export function registerThreatRoutes(
   // A client that goes away stops its lookups (their feed requests aborted, their timers cleared).
   app.post('/threats/scan', async (request, reply) => {
     const body = parse(S.ScanRequest, request.body, 'request body');
-    return toScan(await correlate(client, body.indicator, body.type, abortedWhenClientGoes(reply.raw)));
+    return toScan(await correlate(client, body.indicator, body.type, abortedWhenClientGoes(reply.raw)), body.explain);
   });
 
   app.post('/threats/batch', async (request, reply) => {
@@ -49,7 +49,7 @@ export function registerThreatRoutes(
           return {
             input: indicator,
             ok: true as const,
-            result: toScan(await correlate(client, indicator, type, signal)),
+            result: toScan(await correlate(client, indicator, type, signal), body.explain),
           };
         } catch (error) {
           const problem = problemFor(error);
@@ -63,7 +63,8 @@ export function registerThreatRoutes(
   });
 }
 
-function toScan(c: CorrelationResult): z.infer<typeof S.ScanResponse> {
+/** A correlation as a scan's answer; with `explain`, its `explanation` too (what `POST /correlate` adds). */
+function toScan(c: CorrelationResult, explain = false): z.infer<typeof S.ScanResponse> {
   return {
     indicator: c.indicator,
     type: c.type,
@@ -76,5 +77,17 @@ function toScan(c: CorrelationResult): z.infer<typeof S.ScanResponse> {
     ...(c.warninglist ? { warninglist: c.warninglist } : {}),
     startedAt: c.startedAt,
     durationMs: c.durationMs,
+    ...(explain
+      ? {
+          explanation: {
+            strategy: c.strategy,
+            sourcesQueried: c.sourcesQueried,
+            sourcesAnswered: c.sourcesAnswered,
+            thresholds: c.thresholds,
+            contributions: c.contributions,
+            failures: c.failures,
+          },
+        }
+      : {}),
   };
 }

@@ -1,6 +1,6 @@
 // The `pwa` options as a service-worker module built on Workbox (injectManifest style: this is the worker's source;
 // the build puts the list of files to precache where `self.__WB_MANIFEST` stands). An application's worker calls
-// installServiceWorker(options) once; the dashboard's is src/sw.ts.
+// installServiceWorker(manifest, options) once (see the README); @threatlib/server's dashboard's is its src/sw.ts.
 //
 // - the app shell (the files the build lists) is precached at install: hashed files are served from the cache
 //   (their names change with their content); the page itself (index.html) and the API's reads (GET under apiBase)
@@ -16,10 +16,14 @@ import { clientsClaim } from 'workbox-core';
 import { cleanupOutdatedCaches, matchPrecache, type PrecacheEntry, precacheAndRoute } from 'workbox-precaching';
 import { NavigationRoute, registerRoute } from 'workbox-routing';
 import { CacheFirst, NetworkFirst } from 'workbox-strategies';
-import type { BatchResponse, ScanResult } from '../types.js';
 import { type PageMessage, QUEUED_HEADER, type WorkerMessage } from './messages.js';
 import type { PwaOptions } from './pwa-options.js';
-import { forgetVerdicts, keepVerdicts, storedVerdict } from './verdict-store.js';
+import { forgetVerdicts, keepVerdicts, type ScanResult, storedVerdict } from './verdict-store.js';
+
+/** `POST /threats/batch`'s answer, as far as the worker reads it. */
+interface BatchResponse {
+  results: Array<{ input: string; ok: true; result: ScanResult } | { input: string; ok: false }>;
+}
 
 declare const self: ServiceWorkerGlobalScope;
 
@@ -27,7 +31,11 @@ const DEFAULT_KEPT_VERDICTS = 500;
 const API_CACHE = 'threatlib-api';
 const PAGE_CACHE = 'threatlib-page';
 
-/** Installs the worker's handlers: precache, routes, verdicts kept and the offline queue, as `options` say. */
+/**
+ * Installs the worker's handlers: precache `manifest` (the build's list, `self.__WB_MANIFEST`), the page's and the
+ * API's routes, the verdicts kept and the offline queue, as `options` say (`enabled` is the page's: see
+ * `registerServiceWorker`). Call it once, at the top of the application's worker.
+ */
 export function installServiceWorker(manifest: Array<PrecacheEntry | string>, options: PwaOptions = {}): void {
   const strategy = options.cacheStrategy ?? 'network-first';
   const kept =

@@ -1,7 +1,12 @@
 // The documented `pwa` options, as the service-worker module (service-worker.ts) and the page (register.ts) read them.
 
-/** The `pwa` options (`enabled` is the application's: it registers this worker or not). */
+/**
+ * The `pwa` options: core's `client.config.pwa` (`PwaConfig`) is one, as it is. Each is optional here, with the
+ * defaults core documents.
+ */
 export interface PwaOptions {
+  /** The page registers the worker (default true); false registers none and removes one registered before. */
+  enabled?: boolean;
   /** How the page and the API's reads are served (default `network-first`). */
   cacheStrategy?: 'cache-first' | 'network-first';
   /** Keep recent verdicts for offline use: true (500), a number of verdicts, or false (default true). */

@@ -3,24 +3,32 @@
 // scan made offline) and by the page (to list them). Verdicts are kept in the origin's storage in clear, like the
 // browser's HTTP cache would; signing out deletes them.
 import { type DBSchema, type IDBPDatabase, openDB } from 'idb';
-import type { ScanResult } from '../types.js';
+
+/**
+ * A verdict as the server's scan routes answer it (`ScanResponse`), kept whole; the store reads its `indicator` only,
+ * and the page reads the rest as its own type (`storedVerdicts<ScanResponse>()`).
+ */
+export interface ScanResult {
+  /** The indicator as the server wrote it (refanged). */
+  indicator: string;
+}
 
 /** One kept verdict. */
-export interface StoredVerdict {
+export interface StoredVerdict<Result extends ScanResult = ScanResult> {
   /** The indicator as the server wrote it (refanged). */
   indicator: string;
   /** The texts it was asked as (`hxxp://evil[.]example`), for finding it again. */
   inputs: string[];
   /** When it was kept, ms since the epoch. */
   storedAt: number;
-  result: ScanResult;
+  result: Result;
 }
 
 interface VerdictSchema extends DBSchema {
   verdicts: { key: string; value: StoredVerdict; indexes: { input: string; storedAt: number } };
 }
 
-const DB_NAME = 'threatlib-dashboard';
+const DB_NAME = 'threatlib-pwa';
 const DB_VERSION = 1;
 
 let opened: Promise<IDBPDatabase<VerdictSchema>> | undefined;
@@ -66,13 +74,15 @@ export async function storedVerdict(input: string): Promise<StoredVerdict | unde
   return (await database.get('verdicts', input)) ?? (await database.getFromIndex('verdicts', 'input', input));
 }
 
-/** The kept verdicts, newest first. */
-export async function storedVerdicts(limit = 200): Promise<StoredVerdict[]> {
+/** The kept verdicts, newest first (`Result`: the shape the page reads them as, e.g. its `ScanResponse` type). */
+export async function storedVerdicts<Result extends ScanResult = ScanResult>(
+  limit = 200,
+): Promise<Array<StoredVerdict<Result>>> {
   const database = await db();
-  const out: StoredVerdict[] = [];
+  const out: Array<StoredVerdict<Result>> = [];
   let cursor = await database.transaction('verdicts').store.index('storedAt').openCursor(null, 'prev');
   while (cursor && out.length < limit) {
-    out.push(cursor.value);
+    out.push(cursor.value as StoredVerdict<Result>);
     cursor = await cursor.continue();
   }
   return out;
