@@ -39,7 +39,7 @@ const ENTRIES: Record<string, { values: string[]; types: string[] }> = {
     IntegrationHealthCheck IntegrationHealthReport IntegrationPackageLoader IntegrationPhase IntegrationRegistry
     KdfParams ListSource ListStatus LockReason Logger LoggingConfig MemoryAlertLimits MemoryAlertStoreOptions
     MemoryAlertStoreStats MonitoringAlert MonitoringAlertStats MonitoringCondition OAuth2TokenErrorDetails
-    Pbkdf2Params PerformanceConfig Priority ProcessedMessage ResolvedConfig RotateKeysCallback RotatedKeys
+    Pbkdf2Params PerformanceConfig Priority ProcessedMessage PwaConfig ResolvedConfig RotateKeysCallback RotatedKeys
     ScoutManyItem ScoutManyOptions ScoutOptions ScoutProgress ScoutResult SecurityConfig Severity StixBundle
     StixBundleIndicator StixBundleReading StixBundleSkip StixCorrelationInput StixExternalReference StixIdentity
     StixIndicator StixSourceAnswer Strategy StreamEvent StreamEventInput TaxiiListStatus TaxiiPollStatus
