@@ -26,8 +26,13 @@ const REPEAT_SHARE = 0.3;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK ? 1 : 3));
 const WORKER_COUNTS = [1, 2, 4];
 const LATENCY_MS = 25;
-/** Each feed's quota at the emulator, and the client's per-feed rate limit (equal, as a user configures it). */
-const QUOTA = { requestsPerSecond: Number(process.env.BENCH_SCALE_RATE ?? 250), burst: 50 };
+/**
+ * Each feed's quota at the emulator, and the client's per-feed rate limit (equal, as a user configures it). The full
+ * run's 60/s is a quota that binds on a two-core machine (the case the 4-over-1 goal is about: more workers must not
+ * be slower than the quotas allow); at 250/s the CPU binds first there, and the ratio measures the cores, not the
+ * cluster. The quick check keeps 250/s so that it stays short.
+ */
+const QUOTA = { requestsPerSecond: Number(process.env.BENCH_SCALE_RATE ?? (QUICK ? 250 : 60)), burst: 50 };
 const PREFETCH = 50;
 const MAX_CONCURRENCY = 50;
 const REDIS = { host: '127.0.0.1', port: 16379 };
