@@ -22,6 +22,10 @@ export default defineProject({
         find: /^#http-transport$/,
         replacement: fileURLToPath(new URL('./src/http/transport.browser.ts', import.meta.url)),
       },
+      {
+        find: /^#logging-platform$/,
+        replacement: fileURLToPath(new URL('./src/logging/platform.browser.ts', import.meta.url)),
+      },
     ],
   },
   // Modules the browser code imports on first use (import()): bundled up front, so that Vite does not find them in

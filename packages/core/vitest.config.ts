@@ -29,6 +29,10 @@ export default defineProject({
         find: /^#http-transport$/,
         replacement: fileURLToPath(new URL('./src/http/transport.node.ts', import.meta.url)),
       },
+      {
+        find: /^#logging-platform$/,
+        replacement: fileURLToPath(new URL('./src/logging/platform.node.ts', import.meta.url)),
+      },
       // The examples import the package by name, as users do; here that is its source.
       { find: /^@threatlib\/core$/, replacement: fileURLToPath(new URL('./src/index.ts', import.meta.url)) },
     ],
