@@ -2,9 +2,10 @@
 // esbuild for the browser as a user's bundler would (`platform: 'browser'`: the `browser` export conditions and
 // package.json fields, no polyfills). Built-ins are kept out of the bundle, and esbuild's metafile says which file
 // imports which, statically or with a literal `import()`.
+import { readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
-import { relative } from 'node:path';
-import { build, type Metafile } from 'esbuild';
+import { join, relative } from 'node:path';
+import { build, type Metafile, type Plugin } from 'esbuild';
 
 /** One Node built-in reachable from the entry, as `node:name`, with the files that import it. */
 export interface NodeImport {
@@ -51,6 +52,7 @@ export async function nodeImportsOf(entry: string, root: string): Promise<NodeIm
     metafile: true,
     logLevel: 'silent',
     external: EXTERNAL,
+    plugins: [ownImportsFromSource(root)],
   });
   const { inputs } = result.metafile;
   const loadedAtImport = staticallyReached(inputs, relative(root, entry));
@@ -72,6 +74,28 @@ export async function nodeImportsOf(entry: string, root: string): Promise<NodeIm
       atImport: [...atImport].sort(),
     }))
     .sort((a, b) => a.module.localeCompare(b.module));
+}
+
+/**
+ * The package's own `imports` (`#http-transport`) resolved as a bundler resolves them for a page (the `browser`
+ * condition, else `default`), but to the source file that builds the chosen `./dist/*.js` target (`./src/*.ts`), so
+ * the check needs no build; and before the tsconfig's `paths`, which name Node's module for the type checker.
+ */
+function ownImportsFromSource(root: string): Plugin {
+  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    imports?: Record<string, string | Record<string, string>>;
+  };
+  return {
+    name: 'own-imports-from-source',
+    setup(bundler) {
+      bundler.onResolve({ filter: /^#/ }, ({ path }) => {
+        const target = manifest.imports?.[path];
+        const chosen = typeof target === 'string' ? target : (target?.browser ?? target?.default);
+        if (chosen === undefined) return { errors: [{ text: `${path} is not in package.json "imports"` }] };
+        return { path: join(root, chosen.replace(/^\.\/dist\/(.*)\.js$/, 'src/$1.ts')) };
+      });
+    },
+  };
 }
 
 /** The files a page loads with the entry: those reached from it through imports that are not `import()`. */

@@ -15,7 +15,18 @@ if (test?.browser) test.browser.commands = { ...test.browser.commands, nodeVault
 // (e2e/browser/browser-project.ts says how, and what happens when Chromium is missing).
 export default defineProject({
   resolve: {
-    alias: [{ find: /^@threatlib\/core$/, replacement: fileURLToPath(new URL('./src/index.ts', import.meta.url)) }],
+    alias: [
+      { find: /^@threatlib\/core$/, replacement: fileURLToPath(new URL('./src/index.ts', import.meta.url)) },
+      // Each runtime's module that package.json `imports` chooses, from source: the page's here.
+      {
+        find: /^#http-transport$/,
+        replacement: fileURLToPath(new URL('./src/http/transport.browser.ts', import.meta.url)),
+      },
+      {
+        find: /^#logging-platform$/,
+        replacement: fileURLToPath(new URL('./src/logging/platform.browser.ts', import.meta.url)),
+      },
+    ],
   },
   // Modules the browser code imports on first use (import()): bundled up front, so that Vite does not find them in
   // the middle of a run and reload the page under a test.

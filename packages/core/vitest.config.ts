@@ -24,6 +24,15 @@ export default defineProject({
         find: /^@threatlib\/core\/testing$/,
         replacement: fileURLToPath(new URL('./src/testing/index.ts', import.meta.url)),
       },
+      // Each runtime's module that package.json `imports` chooses, from source: Node.js's here.
+      {
+        find: /^#http-transport$/,
+        replacement: fileURLToPath(new URL('./src/http/transport.node.ts', import.meta.url)),
+      },
+      {
+        find: /^#logging-platform$/,
+        replacement: fileURLToPath(new URL('./src/logging/platform.node.ts', import.meta.url)),
+      },
       // The examples import the package by name, as users do; here that is its source.
       { find: /^@threatlib\/core$/, replacement: fileURLToPath(new URL('./src/index.ts', import.meta.url)) },
     ],

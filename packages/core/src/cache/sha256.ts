@@ -1,9 +1,10 @@
-import { createHash } from 'node:crypto';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 
 /*
- * The one place the cache takes SHA-256 from. Node's `createHash` is synchronous, which key derivation needs (Web
- * Crypto's `subtle.digest` is asynchronous only). A browser build replaces this file alone with a small synchronous
- * implementation such as `@noble/hashes`, which the workspace does not depend on today.
+ * The one place the cache takes SHA-256 from. Key derivation needs it synchronous (Web Crypto's `subtle.digest` is
+ * asynchronous only), and the main entry loads in a page too, so it is `@noble/hashes` (audited, plain JavaScript,
+ * the same in Node and browsers) rather than `node:crypto`.
  */
 
 /**
@@ -15,5 +16,5 @@ import { createHash } from 'node:crypto';
  * ```
  */
 export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
+  return bytesToHex(sha256(utf8ToBytes(text)));
 }

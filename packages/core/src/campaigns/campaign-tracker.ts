@@ -1,4 +1,5 @@
-import { createHash } from 'node:crypto';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { utf8ToBytes } from '@noble/hashes/utils.js';
 import type { CampaignDetectedEvent, CampaignLinkKind, CampaignObservation } from './campaign.js';
 
 /** Options of {@link CampaignTracker}. */
@@ -132,7 +133,15 @@ function earliest(link: Link): number {
 }
 
 function campaignId(key: string, formedFrom: number): string {
-  return `cmp_${createHash('sha256').update(`${key}\0${formedFrom}`).digest('base64url').slice(0, 22)}`;
+  return `cmp_${base64url(sha256(utf8ToBytes(`${key}\0${formedFrom}`))).slice(0, 22)}`;
+}
+
+/** RFC 4648 section 5 base64url without padding, as `Buffer#toString('base64url')` gives, in Node and browsers. */
+function base64url(bytes: Uint8Array): string {
+  return btoa(String.fromCharCode(...bytes))
+    .replaceAll('+', '-')
+    .replaceAll('/', '_')
+    .replace(/=+$/, '');
 }
 
 function report(link: Link, campaign: string, status: 'formed' | 'grown'): CampaignDetectedEvent {

@@ -1,4 +1,4 @@
-import { Agent, request } from 'undici';
+import { createHttpTransport } from '#http-transport';
 import { HttpError } from './http-error.js';
 
 /** A request made through {@link HttpClient}. */
@@ -42,20 +42,13 @@ export interface HttpClientOptions {
 }
 
 /**
- * Makes the HTTP client every feed and integration uses: undici with keep-alive pooling. One client is owned by a
- * `ThreatClient`, which closes it on `stop()` so no socket outlives the client.
+ * Makes the HTTP client every feed and integration uses: undici with keep-alive pooling in Node.js, `fetch` in a
+ * browser (package.json `imports` chooses, see `transport.ts`). One client is owned by a `ThreatClient`, which closes
+ * it on `stop()` so no socket outlives the client.
  */
 export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
   const maxBytes = options.maxResponseBytes ?? 8 * 1024 * 1024;
-  let agent: Agent | undefined;
-  const dispatcher = () => {
-    agent ??= new Agent({
-      connections: options.connectionsPerOrigin ?? 16,
-      keepAliveTimeout: options.keepAliveTimeoutMs ?? 30_000,
-      connect: { rejectUnauthorized: options.validateCertificates ?? true },
-    });
-    return agent;
-  };
+  const transport = createHttpTransport(options);
 
   return {
     async request(url, init = {}) {
@@ -67,29 +60,12 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       if (timeout) signals.push(timeout);
       const signal = signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : AbortSignal.any(signals);
       try {
-        const response = await request(target, {
-          method: init.method ?? 'GET',
-          headers: init.headers,
-          body: init.body,
-          signal,
-          dispatcher: dispatcher(),
-        });
-        const chunks: Buffer[] = [];
-        const limit = init.maxResponseBytes ?? maxBytes;
-        let size = 0;
-        for await (const chunk of response.body) {
-          size += (chunk as Buffer).length;
-          if (size > limit) {
-            response.body.destroy();
-            throw new HttpError('too_large', shown, `response from ${shown} is larger than ${limit} bytes`);
-          }
-          chunks.push(chunk as Buffer);
-        }
-        const headers: Record<string, string> = {};
-        for (const [name, value] of Object.entries(response.headers)) {
-          if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-        }
-        return { status: response.statusCode, headers, body: Buffer.concat(chunks).toString('utf8') };
+        return await transport.send(
+          target,
+          { method: init.method ?? 'GET', headers: init.headers, body: init.body, signal },
+          init.maxResponseBytes ?? maxBytes,
+          shown,
+        );
       } catch (error) {
         if (HttpError.isInstance(error)) throw error;
         if (timeout?.aborted) {
@@ -104,10 +80,6 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
         throw new HttpError('network', shown, `request to ${shown} failed: ${reason}`, { cause: error });
       }
     },
-    async close() {
-      const current = agent;
-      agent = undefined;
-      await current?.close();
-    },
+    close: () => transport.close(),
   };
 }

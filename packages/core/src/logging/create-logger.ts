@@ -1,5 +1,5 @@
-import { createRequire } from 'node:module';
-import type { pino as Pino, Logger as PinoLogger } from 'pino';
+import type { Logger as PinoLogger } from 'pino';
+import { FileTransport, loadPino, SyslogTransport, standardError, WebhookTransport } from '#logging-platform';
 import { parseSize } from '../cache/size.js';
 import type { LoggingConfig } from '../config/schema.js';
 import type { Clock } from '../scheduler/clock.js';
@@ -8,11 +8,8 @@ import { pinoOptionsFor } from './formats.js';
 import { LEVEL_VALUES } from './log-levels.js';
 import { LogRouter } from './log-router.js';
 import { mayHoldSecrets } from './redaction.js';
-import { FileTransport } from './transports/file-transport.js';
 import type { LogSink, TransportReport } from './transports/log-sink.js';
 import { type LineDestination, StreamSink } from './transports/stream-sink.js';
-import { SyslogTransport } from './transports/syslog-transport.js';
-import { WebhookTransport } from './transports/webhook-transport.js';
 
 export type { PinoLogger };
 
@@ -68,7 +65,7 @@ type MarkedLogger = PinoLogger & Marks;
  */
 export function createLogger(logging: LoggingConfig, options: CreateLoggerOptions = {}): PinoLogger {
   // Loaded on first use: a client given its own logger never pays for pino.
-  const { pino } = createRequire(import.meta.url)('pino') as { pino: typeof Pino };
+  const pino = loadPino();
   if (!logging.enabled) return pino({ enabled: false });
 
   let root: MarkedLogger | undefined;
@@ -163,7 +160,7 @@ function transportSinks(logging: LoggingConfig, options: CreateLoggerOptions, re
       new StreamSink({
         name: options.destination ? 'destination' : 'stderr',
         level: level(undefined),
-        destination: options.destination ?? process.stderr,
+        destination: options.destination ?? standardError(),
         text,
       }),
     );

@@ -1,5 +1,5 @@
-import { createRequire } from 'node:module';
 import type { LoggerOptions } from 'pino';
+import { loadEcsFormat } from '#logging-platform';
 import { escapeControlCharacters, lineSafeJson } from '../text/control-characters.js';
 import { levelName } from './log-levels.js';
 
@@ -20,9 +20,7 @@ export function pinoOptionsFor(format: LogFormat): LoggerOptions {
   if (format !== 'structured') return { name: SERVICE_NAME };
   // Loaded only for this format; eventDataset '' keeps the library from binding a fixed `event.dataset`, which
   // would appear twice in a line once a category sets its own.
-  const { ecsFormat } = createRequire(import.meta.url)(
-    '@elastic/ecs-pino-format',
-  ) as typeof import('@elastic/ecs-pino-format');
+  const { ecsFormat } = loadEcsFormat();
   const ecs = ecsFormat({ apmIntegration: false, serviceName: SERVICE_NAME, eventDataset: '', convertReqRes: true });
   const log = ecs.formatters?.log;
   return {

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { ConfigurationIssue } from '../errors/configuration-error.js';
 import { InvalidIndicatorError } from '../errors/invalid-indicator-error.js';
 import { ValidationError } from '../errors/validation-error.js';
@@ -111,7 +110,7 @@ export function toStixBundle(
   options: ToStixBundleOptions = {},
 ): StixBundle {
   const issues: ConfigurationIssue[] = [];
-  const bundleId = options.bundleId ?? `bundle--${randomUUID()}`;
+  const bundleId = options.bundleId ?? `bundle--${globalThis.crypto.randomUUID()}`;
   if (typeof bundleId !== 'string' || !bundleId.startsWith('bundle--') || !isUuid(bundleId.slice(8))) {
     issues.push({ path: 'options.bundleId', message: `expected bundle--<UUID>, got ${JSON.stringify(bundleId)}` });
   }

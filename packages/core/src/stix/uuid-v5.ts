@@ -1,4 +1,5 @@
-import { createHash } from 'node:crypto';
+import { sha1 } from '@noble/hashes/legacy.js';
+import { bytesToHex, concatBytes, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -7,7 +8,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * followed by the name's UTF-8 bytes, cut to 16 bytes, with the version nibble set to 5 and the variant bits to
  * `10`. The same namespace and name always give the same UUID.
  *
- * SHA-1 comes from `node:crypto`; what is written here is only the byte layout the RFC specifies, pinned by the
+ * SHA-1 comes from `@noble/hashes` (the same in Node and browsers); what is written here is only the byte layout the RFC specifies, pinned by the
  * RFC's own example (Appendix A.4) in the tests.
  *
  * @example
@@ -17,14 +18,11 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  */
 export function uuidV5(name: string, namespace: string): string {
   if (!UUID.test(namespace)) throw new TypeError(`UUIDv5 namespace ${JSON.stringify(namespace)} is not a UUID`);
-  const digest = createHash('sha1')
-    .update(Buffer.from(namespace.replaceAll('-', ''), 'hex'))
-    .update(name, 'utf8')
-    .digest();
+  const digest = sha1(concatBytes(hexToBytes(namespace.replaceAll('-', '')), utf8ToBytes(name)));
   const bytes = digest.subarray(0, 16);
   bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x50;
   bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80;
-  const hex = bytes.toString('hex');
+  const hex = bytesToHex(bytes);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 

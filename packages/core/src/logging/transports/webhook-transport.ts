@@ -1,4 +1,4 @@
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
 import { type Clock, systemClock } from '../../scheduler/clock.js';
 import {
   INSPECT_CUSTOM,
@@ -8,6 +8,10 @@ import {
 } from '../../security/redacted-view.js';
 import { REDACTED, redactText } from '../redaction.js';
 import type { LogEntry, LogSink, TransportReport } from './log-sink.js';
+
+// undici is imported on the first batch sent, not with the module (it is 110 modules, and most loggers have no
+// webhook).
+let undici: Promise<typeof import('undici')> | undefined;
 
 /** Options of {@link WebhookTransport}. */
 export interface WebhookTransportOptions {
@@ -202,6 +206,8 @@ export class WebhookTransport implements LogSink {
   }
 
   async #post(body: string): Promise<'ok' | 'retry' | 'refused'> {
+    undici ??= import('undici');
+    const { Agent, request } = await undici;
     this.#agent ??= new Agent({ connect: { timeout: this.#timeout }, keepAliveTimeout: 4_000 });
     try {
       const response = await request(this.#url, {
