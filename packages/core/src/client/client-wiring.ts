@@ -1,5 +1,7 @@
 import type { AlertStore } from '../alerts/alert-store.js';
 import { MemoryAlertStore } from '../alerts/memory-alert-store.js';
+import { checkSecureContext } from '../browser/secure-context.js';
+import { browserStores } from '../browser-storage/client-stores.js';
 import type { CacheStore } from '../cache/cache-store.js';
 import { createCache } from '../cache/create-cache.js';
 import { Cluster } from '../cluster/cluster.js';
@@ -28,7 +30,9 @@ import type { Clock } from '../scheduler/clock.js';
 import { FeedScheduler } from '../scheduler/feed-scheduler.js';
 import { quotaFor } from '../scheduler/quota-for.js';
 import { QuotaLowWatch } from '../scheduler/quota-low.js';
+import { corsProxyOf } from '../scout/cors-proxy.js';
 import { FeedPipeline } from '../scout/feed-pipeline.js';
+import { LookupFallback } from '../scout/lookup-fallback.js';
 import { ScoutEngine, type ScoutResult } from '../scout/scout-engine.js';
 import { checkEndpoint } from '../security/endpoint-policy.js';
 import type { Vault } from '../vault/vault.js';
@@ -101,6 +105,9 @@ export function wireClient(client: ThreatClient, given: unknown, options: Threat
   }
   const { config: input, ignored } = layeredConfig(given, options);
   const config = parseConfig(input);
+  // Before anything is made: the vault and encrypted storage need WebCrypto, which a page has in a secure context only.
+  checkSecureContext(config.browser.secureContext);
+  const proxy = corsProxyOf(config.browser);
   // Log lines can carry indicators and feed answers: the webhook transport obeys enforceHttps like a feed does.
   if (!options.logger) {
     for (const [i, transport] of config.logging.transports.entries()) {
@@ -118,7 +125,7 @@ export function wireClient(client: ThreatClient, given: unknown, options: Threat
         message: `${issue.path}: ${issue.message}; not used, since the configuration given to the constructor sets ${ENVIRONMENT_OPTIONS[issue.path] ?? 'its option'}`,
       }),
     ),
-    ...validateConfig(input, { hasKey: (feed) => vault?.has(feed) === true }),
+    ...validateConfig(input, { hasKey: (feed) => vault?.has(feed) === true || proxy?.addsKeys === true }),
   ];
   for (const warning of warnings) {
     logger.warn({ category: 'config', code: warning.code, path: warning.path }, warning.message);
@@ -127,14 +134,17 @@ export function wireClient(client: ThreatClient, given: unknown, options: Threat
   for (const [event, handler] of Object.entries(config.events)) {
     if (handler) events.on(event as ThreatEventName, handler as ThreatEventHandler<ThreatEventName>);
   }
-  const alertStore: AlertStore = options.alertStore ?? new MemoryAlertStore({ logger: withCategory(logger, 'client') });
+  const clock = clockOf(options);
+  // In a page, `storage` keeps the verdicts and alerts (IndexedDB, localStorage): they survive a reload.
+  const stored = browserStores(config, { now: () => clock.now(), logger: withCategory(logger, 'client') });
+  const alertStore: AlertStore =
+    options.alertStore ?? stored?.alertStore ?? new MemoryAlertStore({ logger: withCategory(logger, 'client') });
   const integrations = new ClientIntegrations({
     logger,
     configured: () => config.integrations,
     contextFor: (name) => integrationContext(name, { client, config, events, oauth2 }),
     load: options.loadIntegrationPackage ?? importIntegrationPackage,
   });
-  const clock = clockOf(options);
   const cluster = config.cluster.enabled
     ? new Cluster({ config, clock, logger: withCategory(logger, 'client'), events })
     : undefined;
@@ -164,7 +174,7 @@ export function wireClient(client: ThreatClient, given: unknown, options: Threat
       : {}),
     onSent: checkQuota,
   });
-  const makeCache = () => createCache(config.caching, { now: () => clock.now() });
+  const makeCache = () => (stored ? stored.cache : createCache(config.caching, { now: () => clock.now() }));
   const cache = options.cache ?? (cluster ? cluster.verdictCache(makeCache) : makeCache());
   cache?.onEvict?.(() => events.emit('cacheEvicted'));
   // Refuse an insecure feed endpoint now rather than at the first lookup.
@@ -215,6 +225,7 @@ export function wireClient(client: ThreatClient, given: unknown, options: Threat
     clock,
     ...(alerter ? { monitor: alerter } : {}),
     ...(cluster ? { flights: cluster.flights, breakerFor: cluster.breakerFor.bind(cluster) } : {}),
+    proxy,
   });
   const lists = new ClientLists({
     config,
@@ -224,7 +235,7 @@ export function wireClient(client: ThreatClient, given: unknown, options: Threat
     added,
     starting: () => lifecycle.state === 'starting',
   });
-  const keys = keyAccess(config, vault);
+  const keys = keyAccess(config, vault, proxy?.addsKeys === true);
   const engine = new ScoutEngine({
     config,
     pipeline,
@@ -235,6 +246,11 @@ export function wireClient(client: ThreatClient, given: unknown, options: Threat
     checkKeys: keys.checkKeys,
     now: () => clock.now(),
     clock,
+    fallback:
+      config.browser.fallbackMode === 'error'
+        ? undefined
+        : new LookupFallback({ browser: config.browser, cache, clock, logger: withCategory(logger, 'feed') }),
+    keysAddedByProxy: proxy?.addsKeys === true,
   });
   const audit = (event: AuditEvent): void => {
     if (!config.security.enableAuditLog) return;

@@ -240,9 +240,16 @@ export class ThreatClient {
    */
   async correlate(indicator: string, options: ScoutOptions = {}): Promise<CorrelationResult> {
     const { scout, correlation } = await this.#parts.engine.run(indicator, options);
-    const result = { ...correlation, results: scout.results, startedAt: scout.startedAt, durationMs: scout.durationMs };
+    const { results, startedAt, durationMs, fallback } = scout;
+    const result: CorrelationResult = {
+      ...correlation,
+      results,
+      startedAt,
+      durationMs,
+      ...(fallback ? { fallback } : {}),
+    };
     // The caller holds the result: `alerts.deliveryOf(result, name)` finds the alert it raised by it.
-    this.#parts.announce(correlation, scout.results, result);
+    this.#parts.announce(correlation, results, result);
     return result;
   }
 

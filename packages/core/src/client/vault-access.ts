@@ -13,12 +13,19 @@ export interface KeyAccess {
   keyFor(feed: string): Promise<string | undefined>;
   /** Refuses a lookup that would ask feeds whose keys are in a locked vault, before any request is sent. */
   checkKeys(feeds: readonly Feed[]): void;
-  /** True when a key for `feed` is configured, in the vault or in `apiKeys`. */
+  /** True when a key for `feed` is configured, in the vault or in `apiKeys`, or the CORS proxy adds it. */
   hasKey(feed: string): boolean;
 }
 
-/** The key access of a client with `apiKeys` from `config` and, when given, a vault. */
-export function keyAccess(config: Pick<ResolvedConfig, 'apiKeys'>, vault: Vault | undefined): KeyAccess {
+/**
+ * The key access of a client with `apiKeys` from `config` and, when given, a vault; `addedByProxy` when the CORS
+ * proxy adds every feed's key (`browser.proxy.addsKeys`).
+ */
+export function keyAccess(
+  config: Pick<ResolvedConfig, 'apiKeys'>,
+  vault: Vault | undefined,
+  addedByProxy = false,
+): KeyAccess {
   return {
     keyFor: async (feed) => {
       // Throws VaultLockedError while locked: the engine lets it reject the lookup instead of sending no key.
@@ -37,7 +44,7 @@ export function keyAccess(config: Pick<ResolvedConfig, 'apiKeys'>, vault: Vault 
       }
     },
     hasKey: (feed) => {
-      if (vault?.has(feed) === true) return true;
+      if (addedByProxy || vault?.has(feed) === true) return true;
       const entry = config.apiKeys[feed];
       return typeof entry === 'string' || entry?.key !== undefined;
     },

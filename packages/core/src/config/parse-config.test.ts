@@ -293,11 +293,6 @@ describe('parseConfig', () => {
   });
 
   it.each([
-    [{ browser: { corsProxy: 'https://proxy.example' } }, 'browser.corsProxy', 'the browser build'],
-    [{ browser: { fallbackMode: 'offline' } }, 'browser.fallbackMode', 'the browser build'],
-    [{ browser: { secureContext: false } }, 'browser.secureContext', 'the browser build'],
-    [{ storage: { type: 'indexeddb' } }, 'storage.type', 'integrations.storage'],
-    [{ storage: { encryptionKey: 'k' } }, 'storage.encryptionKey', 'browser storage'],
     [{ pwa: { enabled: true } }, 'pwa.enabled', 'the browser build'],
     [{ pwa: { syncOnReconnect: false } }, 'pwa.syncOnReconnect', 'the browser build'],
   ])('refuses %j as not supported yet, at %s', (extra, path, reason) => {
@@ -309,8 +304,15 @@ describe('parseConfig', () => {
   });
 
   it('names every option not supported yet at once', () => {
-    const error = errorOf({ sources: ['feed_urls'], browser: { fallbackMode: 'demo' }, pwa: { offlineData: true } });
-    expect(error.issues.map((i) => i.path)).toEqual(['browser.fallbackMode', 'pwa.offlineData']);
+    const error = errorOf({ sources: ['feed_urls'], pwa: { enabled: true, offlineData: true } });
+    expect(error.issues.map((i) => i.path)).toEqual(['pwa.enabled', 'pwa.offlineData']);
+  });
+
+  it.each([
+    [{ browser: { corsProxy: 'https://proxy.example/', fallbackMode: 'offline', secureContext: false } }],
+    [{ storage: { type: 'indexeddb', dbName: 'page', version: 2, encryptionKey: 'k' } }],
+  ])('accepts the browser options %j', (extra) => {
+    expect(() => parseConfig({ sources: ['feed_urls'], ...extra })).not.toThrow();
   });
 
   it('refuses something that is not an object', () => {
