@@ -1,13 +1,17 @@
 import type { FastifyInstance } from 'fastify';
 import { PROBLEM_TYPES, ProblemError } from './problem.js';
 
-/** Refuses, with 415, a POST whose body is not JSON: fastify parses text/plain too; the API takes JSON only. */
+/**
+ * Refuses, with 415, a POST whose body is not JSON: fastify parses text/plain too; the API takes JSON only. A route
+ * whose `config.acceptsForm` is true (the feed proxy) takes `application/x-www-form-urlencoded` as well.
+ */
 export function refuseNonJsonPosts(app: FastifyInstance): void {
   app.addHook('preValidation', (request, _reply, done) => {
-    if (
-      request.method === 'POST' &&
-      !/^application\/(?:[\w.+-]+\+)?json\b/i.test(request.headers['content-type'] ?? '')
-    ) {
+    const type = request.headers['content-type'] ?? '';
+    const form =
+      /^application\/x-www-form-urlencoded\b/i.test(type) &&
+      (request.routeOptions.config as { acceptsForm?: boolean } | undefined)?.acceptsForm === true;
+    if (request.method === 'POST' && !form && !/^application\/(?:[\w.+-]+\+)?json\b/i.test(type)) {
       return done(
         new ProblemError({
           type: PROBLEM_TYPES.unsupportedMediaType,
