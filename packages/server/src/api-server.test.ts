@@ -428,6 +428,7 @@ describe('OpenAPI', () => {
         '/api/v1/threats/scan',
         '/api/v1/threats/batch',
         '/api/v1/feeds/status',
+        '/api/v1/proxy/{feedUrl}',
         '/api/v1/correlate',
         '/api/v1/alerts',
         '/health',

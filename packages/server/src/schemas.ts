@@ -182,6 +182,11 @@ export const FeedResult = z
     evidence: z.array(z.string()),
     durationMs: z.number(),
     cached: z.boolean(),
+    source: z.enum(['stored', 'demo']).optional().meta({
+      description:
+        "Set when this is not the feed's live answer (the client's browser.fallbackMode): a stored verdict (see lookedUpAt) or demo data",
+    }),
+    lookedUpAt: z.iso.datetime().optional().meta({ description: "With source 'stored': when the feed gave it" }),
     error: z
       .object({
         message: z.string(),

@@ -7,4 +7,6 @@ export interface CorrelationResult extends Correlation {
   /** ISO 8601. */
   startedAt: string;
   durationMs: number;
+  /** Set when some results are stored verdicts or demo data, not live answers (see `ScoutResult.fallback`). */
+  fallback?: ScoutResult['fallback'];
 }

@@ -1,126 +1,41 @@
-import type { AlertStore } from '../alerts/alert-store.js';
-import { MemoryAlertStore } from '../alerts/memory-alert-store.js';
-import type { CacheStore } from '../cache/cache-store.js';
-import { createCache } from '../cache/create-cache.js';
-import { Cluster } from '../cluster/cluster.js';
-import { ENVIRONMENT_OPTIONS, type Environment } from '../config/environment.js';
 import { type LoadConfigOptions, loadConfig } from '../config/load-config.js';
-import { parseConfig } from '../config/parse-config.js';
 import { redactedConfig } from '../config/redacted-config.js';
 import type { ApiKeyConfig, ResolvedConfig, ThreatConfig } from '../config/schema.js';
-import { type ConfigWarning, validateConfig } from '../config/validate-config.js';
-import type { Correlation } from '../correlation/correlate.js';
-import { ConfigurationError } from '../errors/configuration-error.js';
-import { IntegrationError } from '../errors/integration-error.js';
+import type { ConfigWarning } from '../config/validate-config.js';
 import type { AuditEvent } from '../events/audit-event.js';
-import { EventBus } from '../events/event-bus.js';
-import type { ThreatEventHandler, ThreatEventName, ThreatEvents } from '../events/threat-events.js';
-import { BUILTIN_FEED_LIST } from '../feeds/builtin-feeds.js';
+import type { EventBus } from '../events/event-bus.js';
+import type { ThreatEventName, ThreatEvents } from '../events/threat-events.js';
 import type { Feed } from '../feeds/feed.js';
-import { FeedRegistry } from '../feeds/feed-registry.js';
-import { createHttpClient, type HttpClient } from '../http/http-client.js';
-import type {
-  Integration,
-  IntegrationClass,
-  IntegrationContext,
-  IntegrationHealth,
-  IntegrationRegistry,
-} from '../integration/integration.js';
-import { type IntegrationPackageLoader, importIntegrationPackage } from '../integration/load-integration-package.js';
-import { TaxiiListSource } from '../lists/taxii/taxii-list-source.js';
-import { withCategory } from '../logging/categories.js';
-import { closeLogger, createLogger } from '../logging/create-logger.js';
+import type { HttpClient } from '../http/http-client.js';
+import type { Integration, IntegrationClass, IntegrationRegistry } from '../integration/integration.js';
 import type { Logger } from '../logging/logger.js';
-import { checkHealth } from '../monitoring/check-health.js';
-import { createMonitoringAlerter } from '../monitoring/create-monitoring-alerter.js';
 import type { HealthReport } from '../monitoring/health-report.js';
 import type { MonitoringAlertStats } from '../monitoring/monitoring-alert.js';
-import type { MonitoringAlerter } from '../monitoring/monitoring-alerter.js';
 import type { OAuth2TokenSource } from '../oauth2/client-credentials.js';
-import { clientTokenSource } from '../oauth2/client-token-source.js';
-import { shownInput } from '../records/shown-input.js';
-import type { Clock } from '../scheduler/clock.js';
-import { FeedScheduler } from '../scheduler/feed-scheduler.js';
-import { quotaFor } from '../scheduler/quota-for.js';
-import { QuotaLowWatch } from '../scheduler/quota-low.js';
-import { type FeedQuotaReport, quotaReports } from '../scheduler/quota-report.js';
-import { FeedPipeline, type FeedStatusReport } from '../scout/feed-pipeline.js';
-import { prepareLists } from '../scout/prepare-lists.js';
-import {
-  type LocalSource,
-  type Prefilter,
-  ScoutEngine,
-  type ScoutOptions,
-  type ScoutResult,
-} from '../scout/scout-engine.js';
+import type { FeedQuotaReport } from '../scheduler/quota-report.js';
+import type { FeedStatusReport } from '../scout/feed-pipeline.js';
+import type { ScoutOptions, ScoutResult } from '../scout/scout-engine.js';
 import { type ScoutManyItem, type ScoutManyOptions, streamScouts } from '../scout/scout-many.js';
-import { checkEndpoint } from '../security/endpoint-policy.js';
 import { INSPECT_CUSTOM, type InspectFunction, type InspectOptions, inspectView } from '../security/redacted-view.js';
-import { Vault } from '../vault/vault.js';
-import { VaultLockedError } from '../vault/vault-locked-error.js';
-import { type VaultOptions, vaultClientConfig } from '../vault/vault-options.js';
-import { AddedLists, type ListSource } from './added-lists.js';
-import { ClientAlerting, type ClientAlerts } from './alerting.js';
-import { CampaignTracking } from './campaign-tracking.js';
+import type { Vault } from '../vault/vault.js';
+import type { VaultOptions } from '../vault/vault-options.js';
+import type { ListSource } from './added-lists.js';
+import type { ClientAlerts } from './alerting.js';
+import { registerFeed, registerIntegration, updateConcurrency } from './client-changes.js';
+import type { ClientState, IntegrationHealthReport, ThreatClientOptions, VaultClient } from './client-options.js';
+import { feedStatusOf, healthOf, integrationHealthOf, quotasOf } from './client-reports.js';
+import { type ClientParts, wireClient } from './client-wiring.js';
 import type { CorrelationResult } from './correlation-result.js';
-import { integrationContext } from './integration-context.js';
-import { ClientIntegrations } from './integrations.js';
-import { clockOf, layeredConfig } from './layered-config.js';
-import { type ListStatus, listStatus } from './list-status.js';
-import { vaultInput, withVault } from './vault-factories.js';
+import type { ListStatus } from './list-status.js';
+import { createVaultClient, openVaultClient } from './vault-factories.js';
 
+export type {
+  ClientState,
+  IntegrationHealthReport,
+  ThreatClientOptions,
+  VaultClient,
+} from './client-options.js';
 export type { CorrelationResult } from './correlation-result.js';
-
-/** Options of the {@link ThreatClient} constructor that are not part of the configuration. */
-export interface ThreatClientOptions {
-  /**
-   * Environment variables to lay under the constructor's configuration (default `process.env`); `false` ignores
-   * the environment.
-   */
-  env?: Environment | false;
-  /** Logger to use instead of the one `logging` describes (any pino-compatible logger). */
-  logger?: Logger;
-  /** Alert store to use instead of the in-memory one (`client.alerts` keeps its alerts there). */
-  alertStore?: AlertStore;
-  /** Cache to use instead of the one `caching` describes, e.g. one shared by several clients. */
-  cache?: CacheStore;
-  /**
-   * Clock for quota windows, pauses, retries, breakers, cache expiry and timestamps (default: the real one). Tests
-   * pass a `ManualClock` and advance it instead of sleeping.
-   */
-  clock?: Clock;
-  /** Shorthand for a clock whose time is `now()` and whose timers are real. */
-  now?: () => number;
-  /**
-   * A vault holding API keys: feeds whose keys it holds get them from it (before `apiKeys`), and while it is locked
-   * a lookup that needs one rejects with `VaultLockedError`. `ThreatClient.createVault` and `openVault` set this.
-   */
-  vault?: Vault;
-  /**
-   * Imports the package of an integration built from `integrations` (`@threatlib/siem` for `integrations.siem`...).
-   * Default: `import(name)` from `@threatlib/core`'s own location. Where that cannot see the application's packages
-   * (Yarn Plug'n'Play, a bundler), pass `(name) => import(name)` written in the application; tests pass fakes.
-   */
-  loadIntegrationPackage?: IntegrationPackageLoader;
-}
-
-/**
- * What `ThreatClient.createVault` and `ThreatClient.openVault` resolve to. `trojan` is `client` under the name the
- * interface threatlib follows gives it.
- */
-export interface VaultClient {
-  client: ThreatClient;
-  vault: Vault;
-  trojan: ThreatClient;
-}
-
-/** The lifecycle state of a client. */
-export type ClientState = 'idle' | 'starting' | 'running' | 'stopping';
-
-/** Health of one registered integration, as `client.integrationHealth()` reports it. */
-export interface IntegrationHealthReport extends IntegrationHealth {
-  name: string;
-}
 
 /** Reads a client's configuration with its secrets (set by the class, which alone sees its private fields). */
 let readConfig: (client: ThreatClient) => ResolvedConfig;
@@ -144,6 +59,8 @@ let readConfig: (client: ThreatClient) => ResolvedConfig;
 export class ThreatClient {
   readonly #config: ResolvedConfig;
   #shownConfig: ResolvedConfig | undefined;
+  /** The client's parts (its feeds, scheduler, cache, lists, integrations, lifecycle...), see `wireClient`. */
+  readonly #parts: ClientParts;
   /** Warnings the configuration deserved (also logged at construction). */
   readonly warnings: readonly ConfigWarning[];
   /** The client's logger. */
@@ -157,202 +74,18 @@ export class ThreatClient {
   /** The client's event bus; `on`, `once` and `off` are shortcuts to it. */
   readonly events: EventBus<ThreatEvents>;
 
-  readonly #integrations: ClientIntegrations;
-  readonly #alerting: ClientAlerting;
-  /** The alert store the client was made with, used whenever no started integration offers one. */
-  readonly #alertStore: AlertStore;
-  readonly #feeds = new FeedRegistry(BUILTIN_FEED_LIST);
-  readonly #registeredSources: string[] = [];
-  readonly #scheduler: FeedScheduler;
-  readonly #pipeline: FeedPipeline;
-  readonly #cache: CacheStore | undefined;
-  readonly #engine: ScoutEngine;
-  readonly #clock: Clock;
-  readonly #vault: Vault | undefined;
-  readonly #alerter: MonitoringAlerter | undefined;
-  readonly #oauth2: OAuth2TokenSource | undefined;
-  readonly #campaigns: CampaignTracking | undefined;
-  /** What the client shares with the other clients of its cluster (`cluster.enabled`). */
-  readonly #cluster: Cluster | undefined;
-  #prepared: Promise<{ prefilter: Prefilter; lists: LocalSource[] }> | undefined;
-  readonly #added: AddedLists;
-  /** The configured lists and the added ones, for lookups: made again when either changes. */
-  #forScout:
-    | { from: unknown; version: number; lists: Promise<{ prefilter: Prefilter; lists: LocalSource[] }> }
-    | undefined;
-  #http: HttpClient | undefined;
-  #state: ClientState = 'idle';
-  /** While `start()` runs: resolves when it has ended, either way (alerts raised meanwhile wait for it). */
-  #starting: Promise<void> | undefined;
-  /** The logger this client made (not one it was given): its transports are closed by `stop()`. */
-  #ownLogger: Logger | undefined;
-
   /**
    * @throws {ConfigurationError} `Configuration invalid: <path>: <reason>; ...` when the configuration (or a
    *   threatlib environment variable) is invalid.
    */
   constructor(config: ThreatConfig, options: ThreatClientOptions = {}) {
-    if (typeof config !== 'object' || config === null || Array.isArray(config)) {
-      throw new ConfigurationError([
-        {
-          path: '(root)',
-          message: `expected a configuration object, got ${config === undefined ? 'undefined' : shownInput(config)}`,
-        },
-      ]);
-    }
-    const { config: input, ignored } = layeredConfig(config, options);
-    this.#config = parseConfig(input);
-    // Log lines can carry indicators and feed answers: the webhook transport obeys enforceHttps like a feed does.
-    if (!options.logger) {
-      for (const [i, transport] of this.#config.logging.transports.entries()) {
-        if (transport.type === 'webhook')
-          checkEndpoint(transport.url, `logging.transports[${i}].url`, this.#config.security);
-      }
-    }
-    this.logger = options.logger ?? createLogger(this.#config.logging);
-    if (!options.logger) this.#ownLogger = this.logger;
-    const vault = options.vault;
-    this.#vault = vault;
-    // A key the vault holds is not missing, whatever apiKeys says.
-    this.warnings = [
-      ...ignored.map(
-        (issue): ConfigWarning => ({
-          code: 'ENV_VARIABLE_IGNORED',
-          path: issue.path,
-          message: `${issue.path}: ${issue.message}; not used, since the configuration given to the constructor sets ${ENVIRONMENT_OPTIONS[issue.path] ?? 'its option'}`,
-        }),
-      ),
-      ...validateConfig(input, { hasKey: (feed) => vault?.has(feed) === true }),
-    ];
-    for (const warning of this.warnings) {
-      this.logger.warn({ category: 'config', code: warning.code, path: warning.path }, warning.message);
-    }
-    this.events = new EventBus<ThreatEvents>(withCategory(this.logger, 'events'));
-    for (const [event, handler] of Object.entries(this.#config.events)) {
-      if (handler) this.events.on(event as ThreatEventName, handler as ThreatEventHandler<ThreatEventName>);
-    }
-    const alertStore = options.alertStore ?? new MemoryAlertStore({ logger: withCategory(this.logger, 'client') });
-    this.#alertStore = alertStore;
-    this.#integrations = new ClientIntegrations({
-      logger: this.logger,
-      configured: () => this.#config.integrations,
-      contextFor: (name) => this.#contextFor(name),
-      load: options.loadIntegrationPackage ?? importIntegrationPackage,
-    });
-    this.#clock = clockOf(options);
-    const cluster = this.#config.cluster.enabled
-      ? new Cluster({
-          config: this.#config,
-          clock: this.#clock,
-          logger: withCategory(this.logger, 'client'),
-          events: this.events,
-        })
-      : undefined;
-    this.#cluster = cluster;
-    this.#campaigns = CampaignTracking.of({ config: this.#config, clock: this.#clock, events: this.events, cluster });
-    this.#alerting = new ClientAlerting({
-      store: alertStore,
-      config: this.#config,
-      clock: this.#clock,
-      logger: this.logger,
-      targets: () => this.#integrations.started(),
-      ready: () => this.#starting ?? Promise.resolve(),
-      sharedDedupe: cluster?.alertDedupe,
-    });
-    this.alerts = this.#alerting.alerts;
-    const quotaLow = new QuotaLowWatch(this.#config.performance.rateLimit.quotaLowThreshold, (event) =>
-      this.events.emit('quotaLow', event),
-    );
-    const checkQuota = (feed: string) =>
-      quotaLow.check(feed, this.#scheduler.status(feed).quota, this.#scheduler.gate(feed)?.shared ?? false);
-    this.#scheduler = new FeedScheduler({
-      concurrency: this.#config.performance.maxConcurrency,
-      clock: this.#clock,
-      quotaFor: (feed) => quotaFor(this.#config, feed),
-      // A cluster's figures are read from Redis in the background: checked again once they are, other clients'
-      // requests included.
-      ...(cluster
-        ? { gateFor: (feed: string) => cluster.gateFor(feed, quotaFor(this.#config, feed), () => checkQuota(feed)) }
-        : {}),
-      onSent: checkQuota,
-    });
-    const makeCache = () => createCache(this.#config.caching, { now: () => this.#clock.now() });
-    this.#cache = options.cache ?? (cluster ? cluster.verdictCache(makeCache) : makeCache());
-    this.#cache?.onEvict?.(() => this.events.emit('cacheEvicted'));
-    // Refuse an insecure feed endpoint now rather than at the first lookup.
-    for (const [feed, entry] of Object.entries(this.#config.apiKeys)) {
-      if (typeof entry === 'object' && entry.endpoint)
-        checkEndpoint(entry.endpoint, `apiKeys.${feed}.endpoint`, this.#config.security);
-    }
-    for (const [i, list] of this.#config.lists.entries()) {
-      if (list.misp?.url !== undefined) checkEndpoint(list.misp.url, `lists[${i}].misp.url`, this.#config.security);
-      if (list.taxii !== undefined) checkEndpoint(list.taxii.url, `lists[${i}].taxii.url`, this.#config.security);
-    }
-    this.#added = new AddedLists({ config: this.#config, logger: withCategory(this.logger, 'lists') });
-    this.#alerter = createMonitoringAlerter(this.#config, {
-      clock: this.#clock,
-      // Alerts are about feeds (a breaker, a refused key): their lines go with the feed lines.
-      logger: withCategory(this.logger, 'feed'),
-      feedName: (feed) => this.#feeds.get(feed)?.name,
-    });
-    const client = this;
-    // Made now so that an insecure token endpoint is refused here; no request is sent before getToken().
-    this.#oauth2 = clientTokenSource({
-      config: this.#config,
-      vault,
-      get http() {
-        return client.http;
-      },
-      clock: this.#clock,
-    });
-    this.#pipeline = new FeedPipeline({
-      config: this.#config,
-      get http() {
-        return client.http;
-      },
-      logger: withCategory(this.logger, 'feed'),
-      events: this.events,
-      scheduler: this.#scheduler,
-      cache: this.#cache,
-      clock: this.#clock,
-      ...(this.#alerter ? { monitor: this.#alerter } : {}),
-      ...(cluster ? { flights: cluster.flights, breakerFor: cluster.breakerFor.bind(cluster) } : {}),
-    });
-    this.#engine = new ScoutEngine({
-      config: this.#config,
-      pipeline: this.#pipeline,
-      sources: () => this.#activeFeeds(),
-      prepared: () => this.#listsForScout(),
-      listWeight: (feed) => this.#added.weightOf(feed),
-      keyFor: async (feed) => {
-        // Throws VaultLockedError while locked: the engine lets it reject the lookup instead of sending no key.
-        if (vault?.has(feed)) return vault.get(feed);
-        const entry = this.#config.apiKeys[feed];
-        return typeof entry === 'string' ? entry : entry?.key;
-      },
-      checkKeys: (feeds) => {
-        if (!vault?.isLocked) return;
-        const locked = feeds.filter((feed) => vault.has(feed.id)).map((feed) => feed.id);
-        if (locked.length > 0) {
-          throw new VaultLockedError(
-            `The vault is locked: unlock it before asking ${locked.join(', ')} (their keys are in the vault); no request was sent`,
-            { feeds: locked },
-          );
-        }
-      },
-      now: () => this.#clock.now(),
-      clock: this.#clock,
-    });
-    if (vault) {
-      vault.events.on('locked', () => this.events.emit('vaultLocked'));
-      vault.events.on('audit', (event) => this.#audit(event));
-      vault.events.on('error', (error, during) =>
-        this.logger.error(
-          { category: 'vault', err: error, during },
-          `vault ${during} failed; the vault keeps its current keys`,
-        ),
-      );
-    }
+    const parts = wireClient(this, config, options);
+    this.#parts = parts;
+    this.#config = parts.config;
+    this.warnings = parts.warnings;
+    this.logger = parts.logger;
+    this.events = parts.events;
+    this.alerts = parts.alerting.alerts;
   }
 
   /**
@@ -381,14 +114,7 @@ export class ThreatClient {
     apiKeys: Readonly<Record<string, string | ApiKeyConfig | undefined>>,
     vaultOptions: VaultOptions = {},
   ): Promise<VaultClient> {
-    const { keys, config } = vaultInput(apiKeys, vaultOptions);
-    return withVault(
-      config,
-      vaultOptions,
-      'vault_created',
-      (settings) => Vault.create(password, keys, settings),
-      ThreatClient.#adopt,
-    );
+    return createVaultClient(password, apiKeys, vaultOptions, ThreatClient.#adopt);
   }
 
   /**
@@ -400,13 +126,7 @@ export class ThreatClient {
    * @throws {VaultCorruptError} when the file is damaged or was tampered with. In both cases the file is untouched.
    */
   static async openVault(path: string, password: string, vaultOptions: VaultOptions = {}): Promise<VaultClient> {
-    return withVault(
-      vaultClientConfig(vaultOptions),
-      vaultOptions,
-      'vault_opened',
-      (settings) => Vault.open(path, password, settings),
-      ThreatClient.#adopt,
-    );
+    return openVaultClient(path, password, vaultOptions, ThreatClient.#adopt);
   }
 
   /** The client of a vault `withVault` made: it owns the logger made for the vault, and records the vault's audit. */
@@ -416,8 +136,8 @@ export class ThreatClient {
     made: { ownLogger: Logger | undefined; audit: () => AuditEvent },
   ): ThreatClient {
     const client = new ThreatClient(config, options);
-    if (made.ownLogger) client.#ownLogger = made.ownLogger;
-    client.#audit(made.audit());
+    if (made.ownLogger) client.#parts.lifecycle.ownLogger = made.ownLogger;
+    client.#parts.audit(made.audit());
     return client;
   }
 
@@ -433,7 +153,7 @@ export class ThreatClient {
 
   /** The vault the client takes API keys from, if it has one. */
   get vault(): Vault | undefined {
-    return this.#vault;
+    return this.#parts.vault;
   }
 
   /**
@@ -447,12 +167,12 @@ export class ThreatClient {
 
   /** Where the client is in its lifecycle. */
   get state(): ClientState {
-    return this.#state;
+    return this.#parts.lifecycle.state;
   }
 
   /** How many feed requests may run at once (see {@link updateConcurrency}). */
   get concurrency(): number {
-    return this.#scheduler.concurrency;
+    return this.#parts.scheduler.concurrency;
   }
 
   /**
@@ -461,12 +181,7 @@ export class ThreatClient {
    * last error, and latency p50/p95. The REST `/feeds/status` returns this.
    */
   feedStatus(): FeedStatusReport[] {
-    return this.#pipeline.status(
-      this.#activeFeeds().map((feed) => ({
-        feed,
-        configured: !feed.requiresKey || this.#vault?.has(feed.id) === true || this.#hasConfiguredKey(feed.id),
-      })),
-    );
+    return feedStatusOf(this.#parts);
   }
 
   /**
@@ -479,15 +194,12 @@ export class ThreatClient {
    * ```
    */
   async quotas(): Promise<FeedQuotaReport[]> {
-    return quotaReports(
-      this.#scheduler,
-      this.#activeFeeds().map((feed) => feed.id),
-    );
+    return quotasOf(this.#parts);
   }
 
   /** Ids of the feeds a scout asks, in order: `sources`, then feeds added with {@link registerFeed}. */
   get sources(): string[] {
-    return this.#activeFeeds().map((feed) => feed.id);
+    return this.#parts.feeds.active().map((feed) => feed.id);
   }
 
   /**
@@ -497,9 +209,7 @@ export class ThreatClient {
    *   taken.
    */
   registerFeed(feed: Feed): void {
-    this.#feeds.add(feed);
-    this.#registeredSources.push(feed.id);
-    this.#audit({ action: 'config_changed', at: this.#now(), option: 'sources', detail: { added: feed.id } });
+    registerFeed(this.#parts, feed);
   }
 
   /**
@@ -514,8 +224,8 @@ export class ThreatClient {
    * @throws the reason of `options.signal` as soon as it aborts (the call's requests are aborted with it).
    */
   async scout(indicator: string, options: ScoutOptions = {}): Promise<ScoutResult> {
-    const { scout, correlation } = await this.#engine.run(indicator, options);
-    this.#announce(correlation, scout.results);
+    const { scout, correlation } = await this.#parts.engine.run(indicator, options);
+    this.#parts.announce(correlation, scout.results);
     return scout;
   }
 
@@ -529,10 +239,17 @@ export class ThreatClient {
    * @throws the reason of `options.signal` as soon as it aborts.
    */
   async correlate(indicator: string, options: ScoutOptions = {}): Promise<CorrelationResult> {
-    const { scout, correlation } = await this.#engine.run(indicator, options);
-    const result = { ...correlation, results: scout.results, startedAt: scout.startedAt, durationMs: scout.durationMs };
+    const { scout, correlation } = await this.#parts.engine.run(indicator, options);
+    const { results, startedAt, durationMs, fallback } = scout;
+    const result: CorrelationResult = {
+      ...correlation,
+      results,
+      startedAt,
+      durationMs,
+      ...(fallback ? { fallback } : {}),
+    };
     // The caller holds the result: `alerts.deliveryOf(result, name)` finds the alert it raised by it.
-    this.#announce(correlation, scout.results, result);
+    this.#parts.announce(correlation, results, result);
     return result;
   }
 
@@ -573,26 +290,12 @@ export class ThreatClient {
    * ```
    */
   get oauth2(): OAuth2TokenSource | undefined {
-    return this.#oauth2;
+    return this.#parts.oauth2;
   }
 
   /** The client's pooled HTTP client, opened on first use and closed by `stop()`. */
   get http(): HttpClient {
-    if (!this.#http) {
-      if (!this.#config.security.validateCertificates) {
-        this.logger.warn(
-          { path: 'security.validateCertificates' },
-          'TLS certificate verification is off for this client: anyone on the network path can impersonate a feed',
-        );
-      }
-      this.#http = createHttpClient({
-        validateCertificates: this.#config.security.validateCertificates,
-        // As many connections per origin as requests may run at once (50 at most): a request the scheduler has let
-        // go must not then wait in the pool for a connection and leave in a burst with others.
-        connectionsPerOrigin: 50,
-      });
-    }
-    return this.#http;
+    return this.#parts.http.client;
   }
 
   /** Calls `handler` every time `event` is emitted. Handlers may be async; their failures are logged. */
@@ -619,19 +322,7 @@ export class ThreatClient {
    * @throws {ConfigurationError} unless `n` is a whole number from 1 to 50.
    */
   updateConcurrency(n: number): void {
-    if (!Number.isInteger(n) || n < 1 || n > 50) {
-      throw new ConfigurationError([
-        { path: 'performance.maxConcurrency', message: `expected a whole number from 1 to 50, got ${String(n)}` },
-      ]);
-    }
-    this.#scheduler.setConcurrency(n);
-    this.logger.info({ maxConcurrency: n }, 'concurrency updated');
-    this.#audit({
-      action: 'config_changed',
-      at: this.#now(),
-      option: 'performance.maxConcurrency',
-      detail: { value: n },
-    });
+    updateConcurrency(this.#parts, n);
   }
 
   /**
@@ -652,29 +343,19 @@ export class ThreatClient {
     options?: unknown,
   ): I;
   registerIntegration(name: string, integration: IntegrationClass<never>, options?: unknown): Integration {
-    if (this.#state !== 'idle') {
-      throw new IntegrationError(
-        String(name),
-        'register',
-        `Integration "${String(name)}" cannot be registered while the client is ${this.#state}; register before start()`,
-      );
-    }
-    const resolvedOptions = options ?? (this.#config.integrations as Record<string, unknown>)[name] ?? {};
-    const instance = this.#integrations.register(name, integration, resolvedOptions);
-    this.#audit({ action: 'config_changed', at: this.#now(), option: 'integrations', detail: { registered: name } });
-    return instance;
+    return registerIntegration(this.#parts, name, integration, options);
   }
 
   /** The integration registered (or built from `integrations` by `start()`) under `name`, typed by the registry. */
   integration<K extends keyof IntegrationRegistry>(name: K): IntegrationRegistry[K] | undefined;
   integration(name: string): Integration | undefined;
   integration(name: string): Integration | undefined {
-    return this.#integrations.get(name);
+    return this.#parts.integrations.get(name);
   }
 
   /** Names of the integrations held, in start order (those built from configuration only while started). */
   get integrationNames(): string[] {
-    return this.#integrations.names;
+    return this.#parts.integrations.names;
   }
 
   /**
@@ -698,70 +379,7 @@ export class ThreatClient {
    * @throws {ConfigurationError} when a package refuses its options: `Configuration invalid: integrations.<key>...`.
    */
   async start(): Promise<void> {
-    if (this.#state === 'running') return;
-    if (this.#state !== 'idle') throw new Error(`ThreatClient cannot start while ${this.#state}`);
-    this.#state = 'starting';
-    let started!: () => void;
-    this.#starting = new Promise((resolve) => {
-      started = resolve;
-    });
-    try {
-      await this.#start();
-    } finally {
-      this.#starting = undefined;
-      started();
-    }
-  }
-
-  async #start(): Promise<void> {
-    try {
-      // Load lists and open the cache now, so a bad list file or an unreachable cache fails start(), not a scout.
-      await this.#prepare();
-      // Redis unreachable does not fail start: the client runs degraded (clusterDegraded) and keeps trying.
-      await this.#cluster?.start();
-      await this.#cache?.start?.();
-    } catch (error) {
-      this.#state = 'idle';
-      throw error;
-    }
-    let started: string[];
-    try {
-      started = await this.#integrations.start();
-    } catch (error) {
-      await this.#closeResources();
-      this.#state = 'idle';
-      throw error;
-    }
-    // A storage integration's alert store keeps the alerts while it runs, those kept so far included.
-    const keeper = this.#integrations.started().find((entry) => entry.instance.alertStore !== undefined);
-    if (keeper?.instance.alertStore) {
-      try {
-        await this.#alerting.useStore(keeper.instance.alertStore, { copy: true });
-      } catch (error) {
-        await this.#integrations.stop();
-        await this.#closeResources();
-        this.#state = 'idle';
-        throw new IntegrationError(
-          keeper.name,
-          'start',
-          `Integration "${keeper.name}" started but the alerts could not be moved to its alert store: ${(error as Error)?.message ?? String(error)}`,
-          { cause: error },
-        );
-      }
-    }
-    // TAXII lists load their state (from an integration that keeps list state, else their file) and poll once, then
-    // every interval. A poll that fails is logged and kept in listStatus(): it never fails start().
-    const stateKeeper = this.#integrations
-      .started()
-      .find((entry) => typeof entry.instance.listStateStore === 'function');
-    for (const list of await this.#taxiiLists()) {
-      await list.ready(stateKeeper?.instance.listStateStore?.(`list:${list.name}`));
-      list.start();
-    }
-    this.#state = 'running';
-    // Deliveries a stopped (or crashed) run left pending go out again, in the background, now their integrations run.
-    this.#alerting.resumePending();
-    this.logger.info({ integrations: started }, 'threatlib client started');
+    return this.#parts.lifecycle.start();
   }
 
   /**
@@ -770,30 +388,7 @@ export class ThreatClient {
    * to stop even if one fails; the failures are then reported together.
    */
   async stop(): Promise<void> {
-    if (this.#state === 'stopping') return;
-    this.#state = 'stopping';
-    // Deliveries under way get a grace period while their integrations are still up; any cut short stays recorded.
-    await this.#alerting.stop();
-    await this.#alerting.useStore(this.#alertStore);
-    // TAXII lists save their state before the integrations stop: one may be where that state is kept.
-    await Promise.all((await this.#taxiiLists()).map((list) => list.close()));
-    const failures = await this.#integrations.stop();
-    await this.#closeResources();
-    this.#vault?.lock('stop');
-    // Last: the lines above reach the transports before their sockets, timers and files close.
-    await closeLogger(this.#ownLogger);
-    this.#state = 'idle';
-    if (failures.length > 0) {
-      const names = failures.map((f) => f.name);
-      throw new IntegrationError(
-        names.join(', '),
-        'stop',
-        `Integration${names.length > 1 ? 's' : ''} ${names.map((n) => `"${n}"`).join(', ')} failed to stop cleanly: ${failures
-          .map((f) => (f.error as Error)?.message ?? String(f.error))
-          .join('; ')}`,
-        { cause: failures.length === 1 ? failures[0]?.error : new AggregateError(failures.map((f) => f.error)) },
-      );
-    }
+    return this.#parts.lifecycle.stop();
   }
 
   /**
@@ -805,7 +400,7 @@ export class ThreatClient {
    * @throws {ListLoadError} when a list cannot be loaded.
    */
   async listStatus(): Promise<ListStatus[]> {
-    return [...listStatus((await this.#prepare()).lists), ...this.#added.status()];
+    return this.#parts.lists.status();
   }
 
   /**
@@ -824,26 +419,18 @@ export class ThreatClient {
    * ```
    */
   addList(list: ListSource, options: { weight?: number } = {}): this {
-    this.#added.add(list, options);
+    this.#parts.added.add(list, options);
     return this;
   }
 
   /** Stops asking a list added with {@link addList}; true when there was one of that name. */
   removeList(name: string): boolean {
-    return this.#added.remove(name);
+    return this.#parts.added.remove(name);
   }
 
   /** Each registered integration's health (an integration without `health()` reports healthy when started). */
   async integrationHealth(): Promise<IntegrationHealthReport[]> {
-    const reports: IntegrationHealthReport[] = [];
-    for (const entry of this.#integrations.entries()) {
-      try {
-        reports.push({ ...(await this.#integrations.healthOf(entry)), name: entry.name });
-      } catch (error) {
-        reports.push({ name: entry.name, healthy: false, detail: (error as Error)?.message ?? String(error) });
-      }
-    }
-    return reports;
+    return integrationHealthOf(this.#parts);
   }
 
   /**
@@ -867,17 +454,7 @@ export class ThreatClient {
    * ```
    */
   async health(options: { timeoutMs?: number } = {}): Promise<HealthReport> {
-    return checkHealth({
-      clock: this.#clock,
-      timeoutMs: options.timeoutMs ?? 5_000,
-      feeds: this.feedStatus(),
-      cache: this.#cache,
-      vault: this.#vault,
-      integrations: this.#integrations.entries().map((entry) => ({
-        name: entry.name,
-        check: () => this.#integrations.healthOf(entry),
-      })),
-    });
+    return healthOf(this.#parts, options.timeoutMs ?? 5_000);
   }
 
   /**
@@ -885,97 +462,17 @@ export class ThreatClient {
    * channel sent and failed. All zero without alert channels.
    */
   monitoringAlertStats(): MonitoringAlertStats {
-    return this.#alerter?.stats() ?? { raised: 0, suppressed: 0, channels: {} };
-  }
-
-  #hasConfiguredKey(feed: string): boolean {
-    const entry = this.#config.apiKeys[feed];
-    return typeof entry === 'string' || entry?.key !== undefined;
-  }
-
-  #now(): string {
-    return new Date(this.#clock.now()).toISOString();
-  }
-
-  /** Emits and logs an audit event when `security.enableAuditLog` is on. */
-  #audit(event: AuditEvent): void {
-    if (!this.#config.security.enableAuditLog) return;
-    this.events.emit('audit', event);
-    this.logger.info({ category: 'audit', audit: event }, `audit: ${event.action}`);
-  }
-
-  #activeFeeds(): Feed[] {
-    const ids = [...this.#config.sources, ...this.#registeredSources];
-    return ids.map((id) => this.#feeds.get(id)).filter((feed): feed is Feed => feed !== undefined);
-  }
-
-  #prepare(): Promise<{ prefilter: Prefilter; lists: LocalSource[] }> {
-    if (!this.#prepared) {
-      const loading = prepareLists(this.#config, withCategory(this.logger, 'lists'), {
-        http: () => this.http,
-        clock: this.#clock,
-      }).then(async (prepared) => {
-        // A client used without start() loads its TAXII lists' state from their files and polls them once, now;
-        // start() does it itself once the integrations that may keep that state run.
-        if (this.#state !== 'starting') {
-          await Promise.all(
-            prepared.lists.filter((list) => list instanceof TaxiiListSource).map((list) => list.ready()),
-          );
-        }
-        return prepared;
-      });
-      this.#prepared = loading;
-      // A failed load is retried on the next call instead of being remembered forever.
-      loading.catch(() => {
-        if (this.#prepared === loading) this.#prepared = undefined;
-      });
-      return loading;
-    }
-    return this.#prepared;
-  }
-
-  /** The configured lists (loaded once) and the added ones, as lookups ask them. */
-  #listsForScout(): Promise<{ prefilter: Prefilter; lists: LocalSource[] }> {
-    const from = this.#prepare();
-    const version = this.#added.version;
-    if (this.#forScout?.from !== from || this.#forScout.version !== version) {
-      this.#forScout = {
-        from,
-        version,
-        lists: from.then(({ prefilter, lists }) => ({ prefilter, lists: [...lists, ...this.#added.lists] })),
-      };
-    }
-    return this.#forScout.lists;
-  }
-
-  /** The TAXII lists among the configured ones, once loaded (none when loading failed). */
-  async #taxiiLists(): Promise<TaxiiListSource[]> {
-    const prepared = await this.#prepared?.catch(() => undefined);
-    return (prepared?.lists ?? []).filter((list): list is TaxiiListSource => list instanceof TaxiiListSource);
-  }
-
-  #announce(correlation: Correlation, results: ScoutResult['results'], handle: object = correlation): void {
-    this.events.emit('correlated', correlation);
-    if (!correlation.isThreat) return;
-    this.events.emit('threatFound', {
-      indicator: correlation.indicator,
-      severity: correlation.riskScore,
-      type: correlation.type,
-      verdict: correlation.verdict,
-      confidence: correlation.confidence,
-      consensus: correlation.consensus,
-      sources: correlation.contributions
-        .filter((c) => c.verdict === 'malicious' || c.verdict === 'suspicious')
-        .map((c) => c.feed),
-    });
-    // In the background: the scan does not wait for the alert to be stored or delivered.
-    this.#alerting.conclude(correlation, handle);
-    this.#campaigns?.track(correlation, results);
+    return this.#parts.alerter?.stats() ?? { raised: 0, suppressed: 0, channels: {} };
   }
 
   /** What `JSON.stringify` writes of a client: its state, sources, integrations and redacted configuration. */
   toJSON(): { state: ClientState; sources: string[]; integrations: string[]; config: ResolvedConfig } {
-    return { state: this.#state, sources: this.sources, integrations: this.integrationNames, config: this.config };
+    return {
+      state: this.#parts.lifecycle.state,
+      sources: this.sources,
+      integrations: this.integrationNames,
+      config: this.config,
+    };
   }
 
   /** What `util.inspect` and `console.log` show of a client: {@link toJSON}'s view, never a secret. */
@@ -988,29 +485,6 @@ export class ThreatClient {
       if (!(#config in client)) throw new TypeError('expected a ThreatClient of this copy of @threatlib/core');
       return client.#config;
     };
-  }
-
-  async #closeResources(): Promise<void> {
-    this.#scheduler.close();
-    // Lists that poll (MISP feeds) stop; the next use loads the lists again.
-    const prepared = this.#prepared;
-    this.#prepared = undefined;
-    const lists = await prepared?.then(
-      (loaded) => loaded.lists,
-      () => [],
-    );
-    await Promise.all((lists ?? []).map((list) => list.close?.()));
-    const http = this.#http;
-    this.#http = undefined;
-    await http?.close();
-    await this.#cache?.close();
-    await this.#cluster?.close();
-    // Alert deliveries under way get a moment to finish; SMTP and webhook connections are closed either way.
-    await this.#alerter?.close();
-  }
-
-  #contextFor(name: string): IntegrationContext {
-    return integrationContext(name, { client: this, config: this.#config, events: this.events, oauth2: this.#oauth2 });
   }
 }
 

@@ -7,7 +7,7 @@ import { isBuiltinFeedId } from '../feeds/feed-ids.js';
 import { withCategory } from '../logging/categories.js';
 import { closeLogger, createLogger } from '../logging/create-logger.js';
 import type { Logger } from '../logging/logger.js';
-import type { Vault, VaultSettings } from '../vault/vault.js';
+import { Vault, type VaultSettings } from '../vault/vault.js';
 import { type VaultOptions, vaultClientConfig, vaultSettings } from '../vault/vault-options.js';
 import { clockOf, layeredConfig } from './layered-config.js';
 import type { ThreatClient, ThreatClientOptions, VaultClient } from './threat-client.js';
@@ -22,13 +22,40 @@ type AdoptVault = (
   made: { ownLogger: Logger | undefined; audit: () => AuditEvent },
 ) => ThreatClient;
 
+/** `ThreatClient.createVault`: a vault made with `password` holding the keys of `apiKeys`, and its client. */
+export function createVaultClient(
+  password: string,
+  apiKeys: Readonly<Record<string, string | ApiKeyConfig | undefined>>,
+  vaultOptions: VaultOptions,
+  adopt: AdoptVault,
+): Promise<VaultClient> {
+  const { keys, config } = vaultInput(apiKeys, vaultOptions);
+  return withVault(config, vaultOptions, 'vault_created', (settings) => Vault.create(password, keys, settings), adopt);
+}
+
+/** `ThreatClient.openVault`: the vault file at `path` opened with `password`, and its client. */
+export function openVaultClient(
+  path: string,
+  password: string,
+  vaultOptions: VaultOptions,
+  adopt: AdoptVault,
+): Promise<VaultClient> {
+  return withVault(
+    vaultClientConfig(vaultOptions),
+    vaultOptions,
+    'vault_opened',
+    (settings) => Vault.open(path, password, settings),
+    adopt,
+  );
+}
+
 /**
  * `ThreatClient.createVault`'s input split: the keys that go into the vault, and the client's configuration (the
  * other settings of object entries in its `apiKeys`, `sources` defaulting to the built-in feeds among the keys).
  *
  * @throws {ConfigurationError} for `apiKeys` that is not an object of keys, or an entry that is neither.
  */
-export function vaultInput(
+function vaultInput(
   apiKeys: Readonly<Record<string, string | ApiKeyConfig | undefined>>,
   vaultOptions: VaultOptions,
 ): { keys: Record<string, string>; config: Partial<ThreatConfig> } {
@@ -72,7 +99,7 @@ export function vaultInput(
  * Makes a vault with `make` and a client that takes its keys from it (`adopt`). Whatever fails, nothing is left
  * open: the vault is locked and a logger made here is closed.
  */
-export async function withVault(
+async function withVault(
   config: Partial<ThreatConfig>,
   vaultOptions: VaultOptions,
   action: 'vault_created' | 'vault_opened',

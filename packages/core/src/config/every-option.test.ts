@@ -136,12 +136,6 @@ interface Effect {
   needs?: 'redis';
 }
 
-/** The option is not supported yet: `with` (a value other than its default) is refused, the default accepted. */
-interface Unsupported {
-  kind: 'unsupported';
-  with: Fragment;
-}
-
 /** The option has one value: anything else is refused by the schema. */
 interface OnlyValue {
   kind: 'only';
@@ -155,7 +149,7 @@ interface Elsewhere {
   mentions: string[];
 }
 
-type Check = Effect | Unsupported | OnlyValue | Elsewhere;
+type Check = Effect | OnlyValue | Elsewhere;
 
 const effect = (
   change: Fragment,
@@ -169,7 +163,6 @@ const effect = (
   observe,
   ...(needs ? { needs } : {}),
 });
-const unsupported = (change: object): Unsupported => ({ kind: 'unsupported', with: change });
 const elsewhere = (file: string, ...mentions: string[]): Elsewhere => ({ kind: 'elsewhere', file, mentions });
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -238,6 +231,35 @@ afterAll(async () => {
 /** Lets the client's pending promise callbacks and I/O run. */
 async function settle(turns = 5): Promise<void> {
   for (let i = 0; i < turns; i++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+/** The requests that reached the `hook` recorder (standing for a CORS proxy) during one scout of `indicator`. */
+async function proxied(config: ThreatConfig, indicator: string) {
+  const before = hook.requests.length;
+  await h.client(config).client.scout(indicator);
+  return hook.requests.slice(before);
+}
+
+/** What a page's `localStorage` holds after one scout of `IP` (a stand-in over a Map, as Node.js has none). */
+async function pageStorage(config: ThreatConfig): Promise<Map<string, string>> {
+  const map = new Map<string, string>();
+  vi.stubGlobal('localStorage', {
+    get length() {
+      return map.size;
+    },
+    key: (index: number) => [...map.keys()][index] ?? null,
+    getItem: (key: string) => map.get(key) ?? null,
+    setItem: (key: string, value: string) => void map.set(key, String(value)),
+    removeItem: (key: string) => void map.delete(key),
+  });
+  try {
+    const { client } = h.client(configWith(config, { caching: { enabled: true } }));
+    await client.scout(IP);
+    await client.stop();
+    return map;
+  } finally {
+    vi.unstubAllGlobals();
+  }
 }
 
 /** What the probes were asked, after one scout of `indicator`. */
@@ -1151,13 +1173,61 @@ const CHECKS: Record<string, Check> = {
     return [...seen];
   }),
 
-  'browser.corsProxy': unsupported({ browser: { corsProxy: 'https://proxy.example' } }),
-  'browser.fallbackMode': unsupported({ browser: { fallbackMode: 'demo' } }),
-  'browser.secureContext': unsupported({ browser: { secureContext: false } }),
-  'storage.type': unsupported({ storage: { type: 'indexeddb' } }),
-  'storage.dbName': unsupported({ storage: { dbName: 'threats' } }),
-  'storage.version': unsupported({ storage: { version: 2 } }),
-  'storage.encryptionKey': unsupported({ storage: { encryptionKey: 'a key' } }),
+  'browser.corsProxy': effect(
+    () => ({ sources: ['feed_urls'], browser: { corsProxy: `${hook.url}/` } }),
+    async (c) => proxied(c, IP),
+    () => ({ sources: ['feed_urls'], apiKeys: { feed_urls: { endpoint: `http://127.0.0.1:${dead}/v1` } } }),
+  ),
+  'browser.proxy.headers': effect(
+    { browser: { proxy: { headers: { 'x-proxy-token': 'page-token' } } } },
+    async (c) => (await proxied(c, IP)).map((r) => r.headers['x-proxy-token'] ?? null),
+    () => ({ sources: ['feed_urls'], browser: { corsProxy: `${hook.url}/` } }),
+  ),
+  'browser.proxy.addsKeys': effect(
+    { browser: { proxy: { addsKeys: true } } },
+    async (c) => (await proxied(c, IP)).length,
+    () => ({ sources: ['feed_otx'], browser: { corsProxy: `${hook.url}/` } }),
+  ),
+  'browser.fallbackMode': effect({ browser: { fallbackMode: 'demo' } }, (c) => statuses(c, () => {}, '198.51.100.23'), {
+    sources: ['feed_otx'],
+  }),
+  'browser.offlineRetention': effect(
+    { browser: { offlineRetention: 3_600_000 } },
+    async (c) => {
+      const clock = new ManualClock(START);
+      const { client, probe } = h.client(c, { clock });
+      await client.scout(IP);
+      await clock.advance(24 * 3_600_000);
+      probe.answer = () => failed('error', { message: 'probe unreachable', network: true });
+      return (await client.scout(IP)).results.map((r) => r.source ?? r.status);
+    },
+    { browser: { fallbackMode: 'offline' }, caching: { enabled: true } },
+  ),
+  'browser.secureContext': effect({ browser: { secureContext: false } }, async (c) => {
+    vi.stubGlobal('isSecureContext', false);
+    try {
+      h.client(c);
+      return 'accepted';
+    } catch (error) {
+      return (error as Error).name;
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  }),
+  'storage.type': effect({ storage: { type: 'localstorage' } }, async (c) => [...(await pageStorage(c)).keys()]),
+  'storage.dbName': effect(
+    { storage: { dbName: 'other-page' } },
+    async (c) => [...(await pageStorage(c)).keys()].map((key) => key.split('/')[0]),
+    { storage: { type: 'localstorage' } },
+  ),
+  'storage.version': effect({ storage: { version: 3 } }, async (c) => (await pageStorage(c)).get('threatlib#version'), {
+    storage: { type: 'localstorage' },
+  }),
+  'storage.encryptionKey': effect(
+    { storage: { encryptionKey: 'a page passphrase' } },
+    async (c) => [...(await pageStorage(c)).keys()].some((key) => key.includes('feed_probe')),
+    { storage: { type: 'localstorage' } },
+  ),
   // The client has no page: the served dashboard's page carries the mounted client's `pwa` for its worker.
   ...Object.fromEntries(
     ['enabled', 'cacheStrategy', 'offlineData', 'syncOnReconnect'].map((option) => [
@@ -1655,16 +1725,6 @@ async function run(path: string, check: Check): Promise<void> {
       expect(after, `${path} made no difference: both observations were ${JSON.stringify(before)}`).not.toEqual(before);
       return;
     }
-    case 'unsupported': {
-      expect(() => parseConfig(configWith(BASE, resolve(check.with)))).toThrow(
-        // The reason, then what it got (`, got true`).
-        new RegExp(`^Configuration invalid: ${path.replace(/[.[\]]/g, '\\$&')}: not supported yet \\(.+\\), got .+$`),
-      );
-      // Its default, written out, is accepted.
-      const byDefault = valueAt(parseConfig(BASE), path);
-      if (byDefault !== undefined) expect(() => parseConfig(configWith(BASE, at(path, byDefault)))).not.toThrow();
-      return;
-    }
     case 'only': {
       expect(() => parseConfig(configWith(BASE, resolve(check.with)))).toThrow(
         new RegExp(`^Configuration invalid: ${path.replace(/[.[\]]/g, '\\$&')}: `),
@@ -1694,7 +1754,6 @@ describe('every option of the configuration schema', () => {
     if (!check || (check.kind === 'effect' && check.needs === 'redis')) continue;
     const what = {
       effect: 'changes what the client does',
-      unsupported: 'is refused as not supported yet, its default accepted',
       only: 'has one value, any other refused',
       elsewhere: `takes effect in ${check.kind === 'elsewhere' ? check.file : ''}`,
     }[check.kind];

@@ -12,9 +12,7 @@ import { mispFeedListSchema } from './misp-feed-list-schema.js';
 /*
  * The one schema for every option of `new ThreatClient(config)`. Defaults live here and nowhere else, so the
  * README's option tables, `threatlib-config show` and the client all agree. Objects are strict: a misspelt option
- * is an error, not a silently ignored key. Options whose behaviour arrives with a later release (browser, storage)
- * are validated as documented and accept their defaults; any other value is refused as "not supported yet" rather
- * than stored and ignored.
+ * is an error, not a silently ignored key.
  */
 
 const positiveInt = z.int().positive();
@@ -248,43 +246,73 @@ const eventsSchema = z.strictObject({
   campaignDetected: handler('campaignDetected').optional(),
 });
 
+/** Loopback hosts, where `http:` is allowed for the CORS proxy (a proxy on the same machine, in development). */
+const LOOPBACK_HOST = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+
 /**
- * A section whose behaviour has not landed yet: it is validated as documented, its defaults are accepted, and any
- * other value is refused (`browser.corsProxy: not supported yet (...)`) rather than stored and silently ignored.
+ * `browser.corsProxy`: a URL prefix to which the full feed URL is appended (the cors-anywhere convention). https, or
+ * http on a loopback host; no user information, query or fragment (the feed URL goes right after it); ending in `/`.
  */
-function notSupportedYet<Shape extends z.ZodRawShape>(section: z.ZodObject<Shape>, reason: string) {
-  const defaults = section.parse({}) as Record<string, unknown>;
-  return section.superRefine((value, ctx) => {
-    for (const [key, option] of Object.entries(value as Record<string, unknown>)) {
-      if (JSON.stringify(option) !== JSON.stringify(defaults[key])) {
-        ctx.addIssue({ code: 'custom', path: [key], message: `not supported yet (${reason})` });
-      }
-    }
-  });
-}
+const corsProxyUrl = z.string().superRefine((value, ctx) => {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    ctx.addIssue({
+      code: 'custom',
+      message:
+        'expected an absolute URL ending in "/" to which the feed URL is appended, such as "https://proxy.example/"',
+    });
+    return;
+  }
+  const problem =
+    url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK_HOST.test(url.hostname))
+      ? 'expected an https:// URL (http:// only on localhost, 127.0.0.1 or [::1])'
+      : url.username || url.password
+        ? 'may not carry user information (send credentials in browser.proxy.headers)'
+        : url.search || url.hash || value.includes('?') || value.includes('#')
+          ? 'may not have a query or fragment: the full feed URL is appended to it'
+          : !value.endsWith('/')
+            ? 'must end in "/": the full feed URL is appended to it as is (https://proxy.example/https://feed.example/...)'
+            : undefined;
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
 
-/** Why the browser options are refused (the browser build is a later release). */
-const BROWSER_BUILD_PENDING = 'the browser build is not released yet; under Node.js leave it at its defaults';
+const browserSchema = z.strictObject({
+  corsProxy: corsProxyUrl.optional(),
+  /** How requests through `corsProxy` are sent. */
+  proxy: z
+    .strictObject({
+      /** Headers sent to the proxy with every request (the threatlib server's proxy route wants its credentials). */
+      headers: headersSchema.optional(),
+      /**
+       * The proxy adds the feeds' API keys itself (`@threatlib/server`'s proxy route): feeds that need a key are
+       * asked through it without one.
+       */
+      addsKeys: z.boolean().default(false),
+    })
+    .prefault({}),
+  fallbackMode: z.enum(['demo', 'offline', 'error']).default('error'),
+  /** How long a verdict is kept for `fallbackMode: 'offline'`, in ms (default 30 days). */
+  offlineRetention: positiveInt.max(MAX_TIMER_MS).default(30 * 24 * 3_600_000),
+  secureContext: z.boolean().default(true),
+});
 
-const browserSchema = notSupportedYet(
-  z.strictObject({
-    corsProxy: z.url().optional(),
-    fallbackMode: z.enum(['demo', 'offline', 'error']).default('error'),
-    secureContext: z.boolean().default(true),
-  }),
-  BROWSER_BUILD_PENDING,
-);
-
-/** Browser storage (the documented `storage` option); a document store or search index is `integrations.storage`. */
-const storageSchema = notSupportedYet(
-  z.strictObject({
-    type: z.enum(['indexeddb', 'localstorage', 'memory']).default('memory'),
-    dbName: z.string().min(1).default('threatlib'),
-    version: positiveInt.default(1),
-    encryptionKey: z.string().min(1).optional(),
-  }),
-  `browser storage: ${BROWSER_BUILD_PENDING}; a document store or search index is integrations.storage`,
-);
+/**
+ * Browser storage (the documented `storage` option): where the verdict cache and the alert store live in a page. A
+ * document store or search index is `integrations.storage`.
+ */
+const storageSchema = z.strictObject({
+  type: z.enum(['indexeddb', 'localstorage', 'memory']).default('memory'),
+  dbName: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/, {
+      error: 'expected 1 to 100 letters, digits, ".", "_" or "-", starting with a letter or digit',
+    })
+    .default('threatlib'),
+  version: positiveInt.default(1),
+  encryptionKey: z.string().min(1).optional(),
+});
 
 const OFFLINE_DATA = 'expected true, false or a number of verdicts from 0 to 100000';
 
@@ -840,6 +868,20 @@ export const ThreatConfigSchema = z
     cluster: clusterSchema.prefault({}),
   })
   .superRefine((config, ctx) => {
+    if (config.browser.corsProxy === undefined && (config.browser.proxy.headers || config.browser.proxy.addsKeys)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['browser', 'proxy'],
+        message: 'set browser.corsProxy too: these options are about requests sent through it',
+      });
+    }
+    if (config.browser.fallbackMode === 'offline' && !config.caching.enabled) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['browser', 'fallbackMode'],
+        message: '"offline" answers from the verdicts kept in the cache: it needs caching.enabled',
+      });
+    }
     if (config.sources.length === 0 && config.lists.length === 0) {
       ctx.addIssue({ code: 'custom', path: ['sources'], message: 'list at least one feed (or configure lists)' });
     }

@@ -44,6 +44,13 @@ export interface FeedResult {
   durationMs: number;
   /** Whether the answer came from the cache. */
   cached: boolean;
+  /**
+   * Set when this is not the feed's live answer (`browser.fallbackMode`, when the feed could not be reached):
+   * `stored`, a verdict it gave earlier (see `lookedUpAt`), or `demo`, from the bundled demo data set.
+   */
+  source?: 'stored' | 'demo';
+  /** With `source: 'stored'`: when the feed gave this answer (ISO 8601). */
+  lookedUpAt?: string;
   /** The feed's response body, only when the caller asked for raw output. */
   raw?: unknown;
   /** For failures: what went wrong (never a key). */

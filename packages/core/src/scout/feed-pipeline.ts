@@ -18,6 +18,7 @@ import type { FeedScheduler } from '../scheduler/feed-scheduler.js';
 import { isoTime } from '../scheduler/iso-time.js';
 import { LatencyTracker } from '../scheduler/latency-tracker.js';
 import { isRetryable, retryDelay } from '../scheduler/retry-policy.js';
+import type { CorsProxy } from './cors-proxy.js';
 import { executeFeedRequest, type FeedRequest } from './feed-runner.js';
 
 /** One feed's state, as `client.feedStatus()` reports it (and the REST `/feeds/status` returns it). */
@@ -140,6 +141,8 @@ export interface FeedPipelineDeps {
   monitor?: FeedMonitor;
   /** Lookups shared with other processes (a cluster); absent, each process asks for itself. */
   flights?: FlightSharing | undefined;
+  /** The proxy every feed request goes through (`browser.corsProxy`). */
+  proxy?: CorsProxy | undefined;
   /** A feed's breaker shared with other processes (a cluster), falling back to `local`. */
   breakerFor?: ((feed: string, local: CircuitBreaker, onOpened: () => void) => FeedBreaker) | undefined;
 }

@@ -6,6 +6,7 @@ import { HttpError } from '../http/http-error.js';
 import type { Indicator } from '../indicators/index.js';
 import type { Logger } from '../logging/logger.js';
 import type { Clock } from '../scheduler/clock.js';
+import { type CorsProxy, throughProxy } from './cors-proxy.js';
 import { untilAborted } from './until-aborted.js';
 
 /** One request to make: which feed, where, with which key and limits. */
@@ -37,7 +38,7 @@ export interface FeedExecution {
  */
 export async function executeFeedRequest(
   request: FeedRequest,
-  deps: { http: HttpClient; logger: Logger; clock: Clock },
+  deps: { http: HttpClient; logger: Logger; clock: Clock; proxy?: CorsProxy | undefined },
 ): Promise<FeedExecution> {
   const { feed, indicator } = request;
   const started = performance.now();
@@ -56,10 +57,14 @@ export async function executeFeedRequest(
   request.signal?.addEventListener('abort', onCallerAbort, { once: true });
   const signal = controller.signal;
   let headers: Record<string, string> | undefined;
-  // Watch the feed's answers for rate-limit headers without asking every adapter to pass them on.
+  // Watch the feed's answers for rate-limit headers without asking every adapter to pass them on. Every feed request
+  // goes through here: `browser.corsProxy` applies to all of them at once.
+  const { proxy } = deps;
   const http: HttpClient = {
     async request(url, init) {
-      const response: HttpResponse = await deps.http.request(url, init);
+      const response: HttpResponse = await (proxy
+        ? deps.http.request(...throughProxy(proxy, url, init))
+        : deps.http.request(url, init));
       headers = response.headers;
       return response;
     },

@@ -18,7 +18,9 @@ import { type Clock, MAX_TIMER_MS } from '../scheduler/clock.js';
 import { isoTime } from '../scheduler/iso-time.js';
 import { checkEndpoint } from '../security/endpoint-policy.js';
 import { VaultLockedError } from '../vault/vault-locked-error.js';
+import { KEY_ADDED_BY_PROXY } from './cors-proxy.js';
 import type { FeedPipeline, LookupLimit } from './feed-pipeline.js';
+import type { LookupFallback } from './lookup-fallback.js';
 import { untilAborted } from './until-aborted.js';
 
 /** A benign-list match that answers an indicator before any feed is asked. */
@@ -87,6 +89,11 @@ export interface ScoutResult {
   durationMs: number;
   /** Set when a warninglist answered and no feed was asked. */
   warninglist?: WarninglistHit;
+  /**
+   * Set when some results are not live answers (`browser.fallbackMode`, feeds unreachable): the mode, and the feeds
+   * whose results are stored verdicts (`offline`) or demo data (`demo`), each marked with its `source`.
+   */
+  fallback?: { mode: 'offline' | 'demo'; feeds: string[] };
 }
 
 /** What the engine needs from the client. */
@@ -109,6 +116,10 @@ export interface ScoutEngineDeps {
   now: () => number;
   /** Timers of the calls' time limits. */
   clock: Clock;
+  /** What a feed that cannot be reached answers (`browser.fallbackMode`); absent, its failure. */
+  fallback?: LookupFallback | undefined;
+  /** The CORS proxy adds the feeds' keys (`browser.proxy.addsKeys`): a feed is asked without its key. */
+  keysAddedByProxy?: boolean;
 }
 
 /**
@@ -145,6 +156,13 @@ export class ScoutEngine {
         durationMs: Math.round((performance.now() - started) * 100) / 100,
       };
       if (warninglist) result.warninglist = warninglist;
+      const notLive = results.filter((r) => r.source !== undefined);
+      if (notLive.length > 0) {
+        result.fallback = {
+          mode: notLive[0]?.source === 'demo' ? 'demo' : 'offline',
+          feeds: notLive.map((r) => r.feed),
+        };
+      }
       return result;
     };
 
@@ -195,7 +213,11 @@ export class ScoutEngine {
     const timer = clock.setTimeout(() => reached.abort(), endsAt - clock.now());
     const limit: LookupLimit = { endsAt, ms: limitMs, reached: reached.signal };
     try {
-      const pending = sources.map((feed) => this.#ask(feed, indicator, options, limit));
+      const { fallback } = this.#deps;
+      const pending = sources.map((feed) => {
+        const asked = this.#ask(feed, indicator, options, limit);
+        return fallback ? asked.then((result) => fallback.settle(feed, result)) : asked;
+      });
       // Every lookup settles by itself (by the time limit at the latest); when one rejects (an abort, a locked vault)
       // the others' outcomes are nobody's to handle.
       for (const lookup of pending) lookup.catch(() => {});
@@ -277,6 +299,8 @@ export class ScoutEngine {
       }
       throw error;
     }
+    // The proxy adds the key (`browser.proxy.addsKeys`): the feed asks with a stand-in the proxy request leaves out.
+    if (apiKey === undefined && this.#deps.keysAddedByProxy) apiKey = KEY_ADDED_BY_PROXY;
     if (feed.requiresKey && apiKey === undefined) {
       return {
         ...base,

@@ -235,8 +235,8 @@ describe('ThreatClient shows no secret of its configuration', () => {
       sources: ['feed_urls'],
       logging: { transports: [{ type: 'webhook', url: `logs:${SECRET.logUrlPassword}@logs.example/ingest` }] },
     });
-    // A secret where an option is refused: browser storage is not supported yet.
-    attempt({ sources: ['feed_urls'], storage: { encryptionKey: SECRET.redisPassword } });
+    // A secret beside an option that is refused: browser storage with a bad database name.
+    attempt({ sources: ['feed_urls'], storage: { encryptionKey: SECRET.redisPassword, dbName: '../x' } });
     attempt({ sources: ['feed_urls'], apiKeys: { feed_otx: { key: SECRET.otxKey, timeout: -1 } } });
     expect(refused).toHaveLength(4);
     // The malformed URL is still quoted, its password as [redacted].

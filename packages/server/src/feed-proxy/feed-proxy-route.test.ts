@@ -158,6 +158,30 @@ describe('the feed proxy reaches a configured feed', () => {
     expect(feed.seen).toHaveLength(1);
   });
 
+  it('a form POST (what the client sends through browser.corsProxy) goes on as it came, at most 20 fields', async () => {
+    const ok = await raw(port, proxied(`${feed.base}/urlhaus/v1/host/`), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'host=evil.example',
+    });
+    expect(ok.status).toBe(200);
+    expect(feed.seen[0]).toMatchObject({ method: 'POST', body: 'host=evil.example' });
+    const many = await raw(port, proxied(`${feed.base}/urlhaus/v1/host/`), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: Array.from({ length: 21 }, (_, i) => `f${i}=x`).join('&'),
+    });
+    expect(many.status).toBe(400);
+    expect(feed.seen).toHaveLength(1);
+    // Other routes still take JSON only.
+    const scan = await raw(port, '/api/v1/threats/scan', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'indicator=198.51.100.1',
+    });
+    expect(scan.status).toBe(415);
+  });
+
   it('blanks the key out of a feed answer that echoes it, and drops the feed headers it does not need', async () => {
     const answer = await raw(port, proxied(`${feed.base}/otx/api/v1/echo-key`));
     expect(answer.status).toBe(401);

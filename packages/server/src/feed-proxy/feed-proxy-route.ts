@@ -19,7 +19,8 @@ import { ProblemError } from '../http/problem.js';
  *   status, `content-type`, `retry-after` and rate-limit headers, with the key blanked out should the feed echo it.
  *
  * A POST's body is JSON, as for every route of the API: an object of strings, sent on to the feed as a form
- * (`application/x-www-form-urlencoded`, what URLhaus, the one feed asked by POST, takes).
+ * (`application/x-www-form-urlencoded`, what URLhaus, the one feed asked by POST, takes). A form is taken as well,
+ * and sent on as it came: it is what core's client sends through `browser.corsProxy` (URLhaus's own request).
  */
 
 /** Options of the feed proxy route. */
@@ -119,8 +120,14 @@ function refusedThrow(detail: string, status = 403): never {
   throw refused(detail, status);
 }
 
-/** A POST body as a form: a JSON object of strings. */
+/** A POST body as a form: a JSON object of strings, or a form. */
 function formBody(body: unknown): string {
+  if (body instanceof URLSearchParams) {
+    if ([...body.keys()].length > MAX_FORM_FIELDS) {
+      throw refused(`a form POSTed through the proxy has at most ${MAX_FORM_FIELDS} fields`, 400);
+    }
+    return body.toString();
+  }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw refused('a POST through the proxy sends a JSON object of strings, forwarded to the feed as a form', 400);
   }
@@ -178,56 +185,63 @@ export function registerFeedProxy(app: FastifyInstance, client: ThreatClient, op
   const maxResponseBytes = options.maxResponseBytes ?? 4 * 1024 * 1024;
   const marker = `${app.prefix}/proxy/`;
 
-  app.route({
-    method: ['GET', 'POST'],
-    url: '/proxy/*',
-    handler: async (request, reply) => {
-      // The target is read from the URL as sent: the router's decoded parameter would turn %2F into a slash.
-      if (!request.url.startsWith(marker)) throw refused('append the full feed URL after /proxy/', 400);
-      const { target, url } = checkTarget(request.url.slice(marker.length), proxyTargets(client));
-      const key = keyOf(client, target.feed);
-      const headers: Record<string, string> = { accept: 'application/json' };
-      if (key) headers[target.keyHeader] = key;
-      let body: string | undefined;
-      if (request.method === 'POST') {
-        body = formBody(request.body);
-        headers['content-type'] = 'application/x-www-form-urlencoded';
-      }
-      let response: Response;
-      try {
-        response = await fetch(url, {
-          method: request.method,
-          headers,
-          ...(body === undefined ? {} : { body }),
-          redirect: 'manual',
-          signal: feedSignal(reply, timeoutMs),
-        });
-      } catch (error) {
-        const timedOut = (error as { name?: string }).name === 'TimeoutError';
-        throw feedFailed(
-          timedOut
-            ? `${target.feed} did not answer within ${timeoutMs} ms`
-            : `${target.feed} could not be reached (${(error as { cause?: { code?: string } }).cause?.code ?? 'network error'})`,
-        );
-      }
-      if (response.status >= 300 && response.status < 400) {
-        await response.body?.cancel().catch(() => undefined);
-        throw feedFailed(`${target.feed} answered a redirect (${response.status}), which the proxy does not follow`);
-      }
-      const bytes = await readBounded(response.body, maxResponseBytes);
-      if (!bytes) throw feedFailed(`${target.feed} answered more than ${maxResponseBytes} bytes`);
-      if (response.status >= 500) throw feedFailed(`${target.feed} answered ${response.status}`);
-      for (const [name, value] of response.headers) if (PASSED_HEADERS.test(name)) reply.header(name, value);
-      let payload: Uint8Array | string = bytes;
-      if (key) {
-        const text = new TextDecoder().decode(bytes);
-        if (text.includes(key)) payload = text.split(key).join('[redacted]');
-      }
-      return reply
-        .code(response.status)
-        .send(
-          typeof payload === 'string' ? payload : Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength),
-        );
-    },
+  // A scope of its own, so that a form body is taken by this route only.
+  app.register(async (scope) => {
+    scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) =>
+      done(null, new URLSearchParams(body as string)),
+    );
+    scope.route({
+      method: ['GET', 'POST'],
+      url: '/proxy/*',
+      config: { acceptsForm: true },
+      handler: async (request, reply) => {
+        // The target is read from the URL as sent: the router's decoded parameter would turn %2F into a slash.
+        if (!request.url.startsWith(marker)) throw refused('append the full feed URL after /proxy/', 400);
+        const { target, url } = checkTarget(request.url.slice(marker.length), proxyTargets(client));
+        const key = keyOf(client, target.feed);
+        const headers: Record<string, string> = { accept: 'application/json' };
+        if (key) headers[target.keyHeader] = key;
+        let body: string | undefined;
+        if (request.method === 'POST') {
+          body = formBody(request.body);
+          headers['content-type'] = 'application/x-www-form-urlencoded';
+        }
+        let response: Response;
+        try {
+          response = await fetch(url, {
+            method: request.method,
+            headers,
+            ...(body === undefined ? {} : { body }),
+            redirect: 'manual',
+            signal: feedSignal(reply, timeoutMs),
+          });
+        } catch (error) {
+          const timedOut = (error as { name?: string }).name === 'TimeoutError';
+          throw feedFailed(
+            timedOut
+              ? `${target.feed} did not answer within ${timeoutMs} ms`
+              : `${target.feed} could not be reached (${(error as { cause?: { code?: string } }).cause?.code ?? 'network error'})`,
+          );
+        }
+        if (response.status >= 300 && response.status < 400) {
+          await response.body?.cancel().catch(() => undefined);
+          throw feedFailed(`${target.feed} answered a redirect (${response.status}), which the proxy does not follow`);
+        }
+        const bytes = await readBounded(response.body, maxResponseBytes);
+        if (!bytes) throw feedFailed(`${target.feed} answered more than ${maxResponseBytes} bytes`);
+        if (response.status >= 500) throw feedFailed(`${target.feed} answered ${response.status}`);
+        for (const [name, value] of response.headers) if (PASSED_HEADERS.test(name)) reply.header(name, value);
+        let payload: Uint8Array | string = bytes;
+        if (key) {
+          const text = new TextDecoder().decode(bytes);
+          if (text.includes(key)) payload = text.split(key).join('[redacted]');
+        }
+        return reply
+          .code(response.status)
+          .send(
+            typeof payload === 'string' ? payload : Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength),
+          );
+      },
+    });
   });
 }

@@ -5,22 +5,25 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route takes a POST with no body at all (no Content-Type needed then); a body it gets must be JSON. */
     bodyOptional?: boolean;
+    /** The route (the feed proxy) takes `application/x-www-form-urlencoded` as well as JSON. */
+    acceptsForm?: boolean;
   }
 }
 
 /**
  * Refuses, with 415, a POST whose body is not JSON: fastify parses text/plain too; the API takes JSON only. A route
- * with `config.bodyOptional` also takes a POST with no body.
+ * with `config.bodyOptional` also takes a POST with no body; one whose `config.acceptsForm` is true (the feed proxy)
+ * takes `application/x-www-form-urlencoded` as well.
  */
 export function refuseNonJsonPosts(app: FastifyInstance): void {
   app.addHook('preValidation', (request, _reply, done) => {
     if (request.routeOptions.config.bodyOptional && request.body === undefined && !hasBody(request.headers)) {
       return done();
     }
-    if (
-      request.method === 'POST' &&
-      !/^application\/(?:[\w.+-]+\+)?json\b/i.test(request.headers['content-type'] ?? '')
-    ) {
+    const type = request.headers['content-type'] ?? '';
+    const form =
+      /^application\/x-www-form-urlencoded\b/i.test(type) && request.routeOptions.config.acceptsForm === true;
+    if (request.method === 'POST' && !form && !/^application\/(?:[\w.+-]+\+)?json\b/i.test(type)) {
       return done(
         new ProblemError({
           type: PROBLEM_TYPES.unsupportedMediaType,

@@ -138,6 +138,50 @@ export function openApiDocument(options: OpenApiOptions): Record<string, unknown
         responses: { '200': { description: 'Per feed', content: json('FeedStatusResponse') }, ...COMMON_ERRORS },
       },
     };
+    const proxyOperation = (method: 'get' | 'post') => ({
+      operationId: opId(prefix, method === 'get' ? 'proxyFeedGet' : 'proxyFeedPost'),
+      summary:
+        "The feed proxy for pages (core's browser.corsProxy): asks the configured feed at the full URL appended after /proxy/, adding its API key server-side",
+      description:
+        'Reaches only the endpoints of the client’s built-in sources (same scheme, host and port, a path under the endpoint’s); sends the feed none of the request’s headers; follows no redirect; waits at most 15 s; passes back the status, body, content-type, retry-after and rate-limit headers.',
+      parameters: [
+        {
+          name: 'feedUrl',
+          in: 'path',
+          required: true,
+          description:
+            'The full feed URL, appended as is (the cors-anywhere convention): `/api/v1/proxy/https://otx.alienvault.com/api/v1/...`',
+          schema: { type: 'string', maxLength: 8192 },
+        },
+      ],
+      ...(method === 'post'
+        ? {
+            requestBody: {
+              required: true,
+              description: 'Sent on to the feed as a form (URLhaus)',
+              content: {
+                'application/json': {
+                  schema: { type: 'object', additionalProperties: { type: 'string' }, maxProperties: 20 },
+                },
+                'application/x-www-form-urlencoded': {
+                  schema: { type: 'object', additionalProperties: { type: 'string' }, maxProperties: 20 },
+                },
+              },
+            },
+          }
+        : {}),
+      responses: {
+        '200': { description: 'The feed’s answer, as it sent it (any status below 500 is passed back)' },
+        '400': problem('The feed URL is malformed, has a dot segment, user information or a control character'),
+        '414': problem('The feed URL is longer than 8192 characters'),
+        '502': problem('The feed could not be reached, redirected, answered 5xx or more than 4 MiB'),
+        ...COMMON_ERRORS,
+        '403': problem(
+          'The credentials lack the scope this operation needs, or the feed URL is not under a configured feed’s endpoint',
+        ),
+      },
+    });
+    paths[p('/proxy/{feedUrl}')] = { get: proxyOperation('get'), post: proxyOperation('post') };
     paths[p('/quotas')] = {
       get: {
         operationId: opId(prefix, 'quotas'),
