@@ -102,21 +102,25 @@ describe('every configuration error says what it got', () => {
   });
 
   it('shows a secret by its kind and length only, never its value', () => {
-    const secret = 'browser-storage-key-do-not-print';
+    const secret = 'header-secret-do-not-print';
     const error = refused({
       sources: ['feed_otx'],
       apiKeys: { feed_otx: 12345, feed_scan: '' },
-      storage: { encryptionKey: secret },
       caching: { kvserver: { password: 987654 } },
-      logging: { transports: [{ type: 'webhook', url: 'https://logs.example', headers: { 'x-token': 31337 } }] },
+      logging: {
+        transports: [
+          { type: 'webhook', url: 'https://logs.example', headers: { 'x-token': 31337 } },
+          { type: 'webhook', url: 'https://logs.example', headers: { 'x-secret': `${secret}\r\n` } },
+        ],
+      },
     });
     expect(error.issues).toEqual(
       expect.arrayContaining([
         { path: 'apiKeys.feed_otx', message: expect.stringMatching(/, got a number$/) },
         { path: 'apiKeys.feed_scan', message: 'must not be empty, got an empty string' },
         {
-          path: 'storage.encryptionKey',
-          message: expect.stringMatching(/, got a string of 32 characters \(not shown\)$/),
+          path: 'logging.transports[1].headers.x-secret',
+          message: expect.stringMatching(/, got a string of 28 characters \(not shown\)$/),
         },
         { path: 'caching.kvserver.password', message: 'Invalid input: expected string, got a number' },
         { path: 'logging.transports[0].headers.x-token', message: 'Invalid input: expected string, got a number' },
