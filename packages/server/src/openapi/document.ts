@@ -174,6 +174,13 @@ export function openApiDocument(options: OpenApiOptions): Record<string, unknown
         '200': { description: 'The feed’s answer, as it sent it (any status below 500 is passed back)' },
         '400': problem('The feed URL is malformed, has a dot segment, user information or a control character'),
         '414': problem('The feed URL is longer than 8192 characters'),
+        '431': problem('The request line and headers together are larger than the server reads (16 KiB)'),
+        ...(method === 'post'
+          ? {
+              '413': problem('The form is larger than the server accepts'),
+              '415': problem('The body is neither application/json nor application/x-www-form-urlencoded'),
+            }
+          : {}),
         '502': problem('The feed could not be reached, redirected, answered 5xx or more than 4 MiB'),
         ...COMMON_ERRORS,
         '403': problem(
