@@ -1,4 +1,12 @@
 // The shapes of the server's answers the page reads (the server's OpenAPI document, /openapi.json, is the reference).
+// Where core's own record is already what the server sends as JSON (no Date, no class), it is imported as a type
+// (erased at build: the page bundles nothing of core), so the page cannot drift from it.
+import type { AlertDelivery, Contribution, FeedQuotaReport, FeedStatusReport } from '@threatlib/core';
+
+/** One feed of `GET /feeds/status`. */
+export type FeedState = FeedStatusReport;
+/** One feed of `GET /quotas`. */
+export type FeedQuota = FeedQuotaReport;
 
 /** One source's answer to a lookup (`FeedResult`). */
 interface FeedResult {
@@ -56,19 +64,6 @@ export interface BatchResponse {
   summary: { total: number; succeeded: number; failed: number };
 }
 
-/** One source's part in a verdict (a scan's `explanation.contributions`). */
-interface Contribution {
-  feed: string;
-  status: string;
-  verdict: string;
-  counted: boolean;
-  weight: number;
-  recency: number;
-  score: number;
-  contribution: number;
-  reason: string;
-}
-
 /** A scan's `explanation` (asked with `explain: true`): the correlation's figures and each source's part. */
 interface Explanation {
   sourcesQueried: number;
@@ -77,15 +72,6 @@ interface Explanation {
   thresholds: { confidence: number; consensus: number; riskScore: number; correlationWeight: number };
   contributions: Contribution[];
   failures: Array<{ feed: string; status: string; message: string }>;
-}
-
-/** One integration's delivery of an alert. */
-interface Delivery {
-  integration: string;
-  status: 'pending' | 'delivered' | 'failed';
-  attempts: number;
-  lastError?: string;
-  lastAttemptAt?: string;
 }
 
 /** A stored alert (`Alert`). */
@@ -98,50 +84,13 @@ export interface Alert {
   timestamp: string;
   source?: string;
   riskScore?: number;
-  deliveries: Delivery[];
+  deliveries: AlertDelivery[];
 }
 
 /** `GET /alerts`. */
 export interface AlertPage {
   items: Alert[];
   nextCursor?: string;
-}
-
-/** One feed of `GET /feeds/status`. */
-export interface FeedState {
-  feed: string;
-  name: string;
-  configured: boolean;
-  breaker: { state: string; failures: number; openedAt?: string; nextTrialAt?: string };
-  quota: QuotaWindow[];
-  queued: number;
-  inFlight: number;
-  requests: {
-    sent: number;
-    retries: number;
-    cacheHits: number;
-    deduplicated: number;
-    byStatus: Record<string, number>;
-  };
-  lastError?: { message: string; status: string; at: string };
-  latencyMs: { p50: number | null; p95: number | null; samples: number };
-}
-
-/** One window of a feed's quota. */
-interface QuotaWindow {
-  window: string;
-  limit: number;
-  remaining: number;
-  resetsAt?: string;
-}
-
-/** One feed of `GET /quotas`. */
-export interface FeedQuota {
-  feed: string;
-  limits: string;
-  windows: QuotaWindow[];
-  shared: boolean;
-  pausedUntil?: string;
 }
 
 /** `GET /health`. */
