@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { ThreatConfig } from '@threatlib/core';
 
 /** One file of the dashboard, read at start and served from memory. */
 export interface DashboardAsset {
@@ -26,14 +27,10 @@ const TYPES: Readonly<Record<string, string>> = {
  * How the dashboard's service worker works (the documented `pwa` options): `enabled` (default true; false registers
  * no worker and removes one registered before), `cacheStrategy` for the page and the API's reads (`network-first`,
  * default, or `cache-first`), `offlineData` (keep recent verdicts: true for 500, a number, or false) and
- * `syncOnReconnect` (queue scans and alert actions made offline; default true).
+ * `syncOnReconnect` (queue scans and alert actions made offline; default true). Core's own `pwa` option, so the two
+ * cannot drift apart.
  */
-export interface DashboardPwaOptions {
-  enabled?: boolean;
-  cacheStrategy?: 'cache-first' | 'network-first';
-  offlineData?: boolean | number;
-  syncOnReconnect?: boolean;
-}
+export type DashboardPwaOptions = NonNullable<ThreatConfig['pwa']>;
 
 /** Where the server's build copies the dashboard (scripts/copy-dashboard.mjs). */
 const DEFAULT_DIR = fileURLToPath(new URL('../../dist/app/', import.meta.url));
