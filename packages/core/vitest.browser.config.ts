@@ -19,6 +19,10 @@ export default defineProject({
       { find: /^@threatlib\/core$/, replacement: fileURLToPath(new URL('./src/index.ts', import.meta.url)) },
       // Each runtime's module that package.json `imports` chooses, from source: the page's here.
       {
+        find: /^#cache-backends$/,
+        replacement: fileURLToPath(new URL('./src/cache/backends.browser.ts', import.meta.url)),
+      },
+      {
         find: /^#http-transport$/,
         replacement: fileURLToPath(new URL('./src/http/transport.browser.ts', import.meta.url)),
       },

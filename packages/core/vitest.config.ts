@@ -26,6 +26,10 @@ export default defineProject({
       },
       // Each runtime's module that package.json `imports` chooses, from source: Node.js's here.
       {
+        find: /^#cache-backends$/,
+        replacement: fileURLToPath(new URL('./src/cache/backends.node.ts', import.meta.url)),
+      },
+      {
         find: /^#http-transport$/,
         replacement: fileURLToPath(new URL('./src/http/transport.node.ts', import.meta.url)),
       },

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CacheError } from './cache-error.js';
 import type { CacheEntry, CacheStore } from './cache-store.js';
+import { defaultFileCacheDirectory } from './default-directory.js';
 import { decodeEntry, encodeEntry } from './entry-codec.js';
 import { EvictionListeners } from './eviction-listeners.js';
 import { sha256Hex } from './sha256.js';
@@ -34,8 +34,8 @@ export interface FileCacheOptions {
   onSweep?: (outcome: SweepOutcome) => void;
 }
 
-/** The directory a {@link FileCache} uses when none is given. */
-export const DEFAULT_FILE_CACHE_DIRECTORY = join(tmpdir(), 'threatlib-cache');
+/** The directory a {@link FileCache} uses when none is given (this module runs in Node.js only: there is one). */
+export const DEFAULT_FILE_CACHE_DIRECTORY = defaultFileCacheDirectory() as string;
 
 const ENTRY_FILE = /^[0-9a-f]{64}\.cache$/;
 const TEMP_FILE = /^[0-9a-f]{64}\.cache\.[0-9a-z.-]+\.tmp$/;

@@ -1,5 +1,6 @@
-import { createRequire } from 'node:module';
 import { ConfigurationError } from '../errors/configuration-error.js';
+import { RuntimeUnsupportedError } from '../errors/runtime-unsupported-error.js';
+import { nodeBuiltin } from '../runtime/node-builtin.js';
 import type { AlertChannel } from './alert-channel.js';
 import { alertEmail, type MonitoringAlert } from './monitoring-alert.js';
 
@@ -35,6 +36,22 @@ const SOCKET_TIMEOUT = 30_000;
 const IDLE_TIMEOUT = 5_000;
 
 /**
+ * `require('nodemailer')`, with `createRequire` taken through `process.getBuiltinModule` so that a page that imports
+ * the client loads; there, e-mail alerts are refused.
+ */
+function loadNodemailer(): unknown {
+  const module = nodeBuiltin<{ createRequire(url: string): (id: string) => unknown }>('node:module');
+  if (!module) {
+    throw new RuntimeUnsupportedError(
+      'e-mail alerts',
+      'enterprise.monitoring.alerts.email is not available in the browser: it needs Node.js (an SMTP connection); ' +
+        'use enterprise.monitoring.alerts.webhook',
+    );
+  }
+  return module.createRequire(import.meta.url)('nodemailer');
+}
+
+/**
  * Sends monitoring alerts as plain-text e-mail through nodemailer, the long-maintained SMTP client. nodemailer is an
  * optional peer dependency loaded when e-mail alerts are configured (the constructor), so a client without them
  * never loads it, and a missing package is a configuration error at construction rather than a lost alert later.
@@ -47,13 +64,17 @@ export class EmailAlertChannel implements AlertChannel {
   readonly #mailer: MailerModule;
   #transport: Mailer | undefined;
 
-  /** @throws {ConfigurationError} when the `nodemailer` package cannot be loaded. */
+  /**
+   * @throws {ConfigurationError} when the `nodemailer` package cannot be loaded.
+   * @throws {RuntimeUnsupportedError} in a page (SMTP needs Node.js's sockets).
+   */
   constructor(options: EmailAlertChannelOptions) {
     this.#options = options;
     let loaded: unknown;
     try {
-      loaded = (options.loadMailer ?? (() => createRequire(import.meta.url)('nodemailer')))();
+      loaded = (options.loadMailer ?? loadNodemailer)();
     } catch (error) {
+      if (RuntimeUnsupportedError.isInstance(error)) throw error;
       throw new ConfigurationError(
         [{ path: CONFIG_PATH, message: "e-mail alerts need the 'nodemailer' package: npm install nodemailer" }],
         { cause: error },

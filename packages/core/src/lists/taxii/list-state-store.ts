@@ -1,5 +1,7 @@
-import { mkdir, readFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { utf8Bytes } from '../../bytes/host-bytes.js';
+import { defaultFileCacheDirectory } from '../../cache/default-directory.js';
+import { RuntimeUnsupportedError } from '../../errors/runtime-unsupported-error.js';
+import { nodeBuiltin } from '../../runtime/node-builtin.js';
 import { writeFileAtomic } from '../../vault/atomic-write.js';
 
 /** The state a list source keeps between runs: JSON, its shape the source's own. */
@@ -23,6 +25,45 @@ export interface ListStateStore {
 /** Largest state file read back (the state of a million indicators is about 250 MB). */
 const MAX_STATE_BYTES = 512 * 1024 * 1024;
 
+/** What state files use of `node:fs/promises`, `node:path` (declared here: the module also loads in a page). */
+interface NodeFs {
+  mkdir(path: string, options: { recursive: true; mode: number }): Promise<unknown>;
+  readFile(path: string, encoding: 'utf8'): Promise<string>;
+}
+interface NodePath {
+  dirname(path: string): string;
+  join(...parts: string[]): string;
+}
+
+/**
+ * The file system a state file needs, taken through `process.getBuiltinModule` so that a page that imports the client
+ * loads; there, a state file is refused when it is read or written.
+ */
+function fileSystem(): { fs: NodeFs; path: NodePath } {
+  const fs = nodeBuiltin<NodeFs>('node:fs/promises');
+  const path = nodeBuiltin<NodePath>('node:path');
+  if (!fs || !path) {
+    throw new RuntimeUnsupportedError(
+      'list state file',
+      'a TAXII list keeps its state in a file, which needs Node.js: in a page the list holds what it polled until ' +
+        'the page is closed, and polls its collection from the start when the page loads again',
+    );
+  }
+  return { fs, path };
+}
+
+/**
+ * The state file of the TAXII list `name` when none is configured: `lists/<name>.taxii.json` in `cacheDirectory`
+ * (`caching.filesystem.directory`), by default the file cache's directory. In a page, where no file is opened, the
+ * same path with `/` (it names the store in log lines and in the list's status).
+ */
+export function defaultStateFile(name: string, cacheDirectory: string | undefined): string {
+  const parts = ['lists', `${encodeURIComponent(name)}.taxii.json`];
+  const path = nodeBuiltin<NodePath>('node:path');
+  const directory = cacheDirectory ?? defaultFileCacheDirectory() ?? 'threatlib-cache';
+  return path ? path.join(directory, ...parts) : [directory, ...parts].join('/');
+}
+
 /**
  * A {@link ListStateStore} in one JSON file, written atomically (a temporary file renamed over it) with mode 0600;
  * its directory is made when missing.
@@ -37,10 +78,12 @@ export class FileListStateStore implements ListStateStore {
     this.where = path;
   }
 
+  /** @throws {RuntimeUnsupportedError} in a page. */
   async load(): Promise<ListState | undefined> {
+    const { fs } = fileSystem();
     let text: string;
     try {
-      text = await readFile(this.path, 'utf8');
+      text = await fs.readFile(this.path, 'utf8');
     } catch (error) {
       if ((error as { code?: unknown }).code === 'ENOENT') return undefined;
       throw error;
@@ -53,8 +96,10 @@ export class FileListStateStore implements ListStateStore {
     return state as ListState;
   }
 
+  /** @throws {RuntimeUnsupportedError} in a page. */
   async save(state: ListState): Promise<void> {
-    await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
-    await writeFileAtomic(this.path, Buffer.from(JSON.stringify(state), 'utf8'));
+    const { fs, path } = fileSystem();
+    await fs.mkdir(path.dirname(this.path), { recursive: true, mode: 0o700 });
+    await writeFileAtomic(this.path, utf8Bytes(JSON.stringify(state)));
   }
 }

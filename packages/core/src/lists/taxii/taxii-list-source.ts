@@ -1,5 +1,5 @@
-import { join } from 'node:path';
-import { DEFAULT_FILE_CACHE_DIRECTORY } from '../../cache/file-cache.js';
+import { toBase64 } from '../../bytes/base64.js';
+import { utf8Bytes } from '../../bytes/host-bytes.js';
 import type { FeedLookupResult } from '../../feeds/feed.js';
 import { createHttpClient, type HttpClient } from '../../http/http-client.js';
 import { HttpError } from '../../http/http-error.js';
@@ -9,7 +9,7 @@ import { type Clock, systemClock } from '../../scheduler/clock.js';
 import { parseStixTimestamp } from '../../stix/stix-timestamp.js';
 import type { LocalListMatchMode, LocalListVerdict } from '../local-list.js';
 import { StixIndicatorList, type StixIndicatorListStatus, type StixIndicatorSnapshot } from '../stix-indicator-list.js';
-import { FileListStateStore, type ListState, type ListStateStore } from './list-state-store.js';
+import { defaultStateFile, FileListStateStore, type ListState, type ListStateStore } from './list-state-store.js';
 import { readTaxiiPage, type TaxiiPageQuery } from './taxii-page.js';
 
 /** The `taxii` options of a list (`lists[].taxii`), resolved. */
@@ -132,7 +132,7 @@ export class TaxiiListSource {
       auth?.type === 'bearer'
         ? { authorization: `Bearer ${auth.token}` }
         : auth?.type === 'basic'
-          ? { authorization: `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}` }
+          ? { authorization: `Basic ${toBase64(utf8Bytes(`${auth.username}:${auth.password}`))}` }
           : {};
     this.#secrets = [
       ...(auth?.type === 'bearer' ? [auth.token] : []),
@@ -146,10 +146,7 @@ export class TaxiiListSource {
         maxResponseBytes: MAX_PAGE_BYTES,
         connectionsPerOrigin: 2,
       });
-    this.#store = new FileListStateStore(
-      taxii.stateFile ??
-        join(options.cacheDirectory ?? DEFAULT_FILE_CACHE_DIRECTORY, 'lists', `${encodeURIComponent(name)}.taxii.json`),
-    );
+    this.#store = new FileListStateStore(taxii.stateFile ?? defaultStateFile(name, options.cacheDirectory));
   }
 
   /** The list's answer about `indicator` (what the client asks on every scan). */
