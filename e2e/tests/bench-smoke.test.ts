@@ -117,7 +117,9 @@ describe('every benchmark completes in quick mode and prints its figures (no goa
       'dashboard/first-render-cold',
       'dashboard/first-render-warm',
     ]);
+    bench('browser/run.mjs', ['browser/page-gzip', 'browser/page-gzip-without-argon2', 'browser/scan-cached']);
   } else {
     it.skip(`dashboard/run.mjs --quick: needs ${chromiumMissing()}`);
+    it.skip(`browser/run.mjs --quick: needs ${chromiumMissing()}`);
   }
 });

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { defineProject } from 'vitest/config';
 import { browserTestOptions } from '../../e2e/browser/browser-project.js';
+import { feedCommands, feedProxyPlugin } from './src/browser/feed-proxy.test-suite.js';
 import { nodeVault } from './src/vault/node-vault-command.test-suite.js';
 
 const test = browserTestOptions(
@@ -10,10 +11,13 @@ const test = browserTestOptions(
 );
 // Core's own command: a page's test hands a vault to Node.js and takes one back (vault.browser.test.ts).
 if (test?.browser) test.browser.commands = { ...test.browser.commands, nodeVault };
+// The feed emulator, which a page reaches through a corsProxy route of the test server (feed-proxy.test-suite.ts).
+if (test?.browser) test.browser.commands = { ...test.browser.commands, ...feedCommands };
 
 // Core's tests that run in a real browser (`*.browser.test.ts`): Debian's Chromium, headless, driven by Playwright
 // (e2e/browser/browser-project.ts says how, and what happens when Chromium is missing).
 export default defineProject({
+  plugins: [feedProxyPlugin()],
   resolve: {
     alias: [
       { find: /^@threatlib\/core$/, replacement: fileURLToPath(new URL('./src/index.ts', import.meta.url)) },

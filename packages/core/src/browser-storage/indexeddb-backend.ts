@@ -66,6 +66,22 @@ export class IndexedDbBackend implements RecordBackend {
     await this.#run(() => this.#db.put(store, value, key));
   }
 
+  async addIfAbsent(store: StoreName, key: string, value: string): Promise<string> {
+    return this.#run(async () => {
+      // `add` fails with a ConstraintError when the key exists: then the record another connection added first is
+      // the one kept, read back in a transaction of its own (the failed request aborted this one).
+      try {
+        await this.#db.add(store, value, key);
+        return value;
+      } catch (error) {
+        if ((error as { name?: unknown }).name !== 'ConstraintError') throw error;
+      }
+      const found: unknown = await this.#db.get(store, key);
+      if (typeof found !== 'string') throw new Error(`the record ${key} of ${store} is not text`);
+      return found;
+    });
+  }
+
   async delete(store: StoreName, key: string): Promise<boolean> {
     return this.#run(async () => {
       const tx = this.#db.transaction(store, 'readwrite');

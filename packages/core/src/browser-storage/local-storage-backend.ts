@@ -70,6 +70,14 @@ export class LocalStorageBackend implements RecordBackend {
     }
   }
 
+  async addIfAbsent(store: StoreName, key: string, value: string): Promise<string> {
+    // One synchronous read and write: nothing of this page runs between them.
+    const found = this.#storage.getItem(this.#prefix(store) + key);
+    if (found !== null) return found;
+    await this.put(store, key, value);
+    return value;
+  }
+
   async delete(store: StoreName, key: string): Promise<boolean> {
     const full = this.#prefix(store) + key;
     const had = this.#storage.getItem(full) !== null;

@@ -21,6 +21,14 @@ export class MemoryBackend implements RecordBackend {
     this.#store(store).set(key, value);
   }
 
+  async addIfAbsent(store: StoreName, key: string, value: string): Promise<string> {
+    const records = this.#store(store);
+    const found = records.get(key);
+    if (found !== undefined) return found;
+    records.set(key, value);
+    return value;
+  }
+
   async delete(store: StoreName, key: string): Promise<boolean> {
     return this.#store(store).delete(key);
   }

@@ -11,6 +11,11 @@ export const STORE_NAMES: readonly StoreName[] = ['cache', 'alerts', 'meta'];
 export interface RecordBackend {
   get(store: StoreName, key: string): Promise<string | undefined>;
   put(store: StoreName, key: string, value: string): Promise<void>;
+  /**
+   * Stores `value` under `key` unless a record is there already, as one step that no other connection or store of
+   * this page can interleave with; resolves to the record stored now: `value`, or the one found.
+   */
+  addIfAbsent(store: StoreName, key: string, value: string): Promise<string>;
   /** Resolves to whether there was a record. */
   delete(store: StoreName, key: string): Promise<boolean>;
   clear(store: StoreName): Promise<void>;

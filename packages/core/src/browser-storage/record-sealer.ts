@@ -67,50 +67,36 @@ export async function encryptedSealer(
       'encrypted storage needs WebCrypto (crypto.subtle), which a page has only in a secure context (https:// or localhost)',
     );
   }
+  const damaged = () =>
+    new BrowserStorageError(where.storage, where.dbName, `the encryption record of ${where.dbName} is damaged`);
   const stored = await backend.get('meta', KEY_RECORD);
-  const existing = stored === undefined ? undefined : parseKeyRecord(stored);
-  if (stored !== undefined && !existing) {
-    throw new BrowserStorageError(where.storage, where.dbName, `the encryption record of ${where.dbName} is damaged`);
-  }
-  const salt = existing ? fromBase64(existing.salt) : randomBytes(16);
-  const rounds = existing?.iterations ?? iterations;
-  const password = await subtle.importKey('raw', bufferSource(utf8Bytes(encryptionKey)), 'PBKDF2', false, [
-    'deriveBits',
-  ]);
-  const bits = new Uint8Array(
-    await subtle.deriveBits(
-      { name: 'PBKDF2', hash: 'SHA-256', salt: bufferSource(salt), iterations: rounds },
-      password,
-      512,
-    ),
-  );
-  let aesKey: CryptoKeyOf;
-  let macKey: CryptoKeyOf;
-  try {
-    aesKey = await subtle.importKey('raw', bits.subarray(0, 32), 'AES-GCM', false, ['encrypt', 'decrypt']);
-    macKey = await subtle.importKey('raw', bits.subarray(32), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-  } finally {
-    bits.fill(0);
-  }
-  const mac = async (text: string) => new Uint8Array(await subtle.sign('HMAC', macKey, bufferSource(utf8Bytes(text))));
-  const check = await mac(CHECK_MESSAGE);
-  if (existing) {
-    if (!constantTimeEqual(check, fromBase64(existing.check))) {
-      throw new BrowserStorageError(
-        where.storage,
-        where.dbName,
-        `${where.dbName} was written with another encryptionKey: its records cannot be read with this one`,
-      );
-    }
+  let record = stored === undefined ? undefined : parseKeyRecord(stored);
+  if (stored !== undefined && !record) throw damaged();
+  let keys: DerivedKeys;
+  if (record) {
+    keys = await deriveKeys(subtle, encryptionKey, record);
   } else {
-    const record: KeyRecord = {
-      kdf: 'pbkdf2-sha256',
-      iterations: rounds,
-      salt: toBase64(salt),
-      check: toBase64(check),
-    };
-    await backend.put('meta', KEY_RECORD, JSON.stringify(record));
+    // A fresh database: a new salt, kept only if no other store or tab keeps one first (the verdict cache and the
+    // alert store of one client open the same database at once). The loser derives again from the winner's salt,
+    // so that every record of the database is sealed under one key.
+    const fresh: Omit<KeyRecord, 'check'> = { kdf: 'pbkdf2-sha256', iterations, salt: toBase64(randomBytes(16)) };
+    keys = await deriveKeys(subtle, encryptionKey, fresh);
+    const mine: KeyRecord = { ...fresh, check: toBase64(keys.check) };
+    const kept = await backend.addIfAbsent('meta', KEY_RECORD, JSON.stringify(mine));
+    record = parseKeyRecord(kept);
+    if (!record) throw damaged();
+    if (record.salt !== mine.salt || record.iterations !== mine.iterations) {
+      keys = await deriveKeys(subtle, encryptionKey, record);
+    }
   }
+  if (!constantTimeEqual(keys.check, fromBase64(record.check))) {
+    throw new BrowserStorageError(
+      where.storage,
+      where.dbName,
+      `${where.dbName} was written with another encryptionKey: its records cannot be read with this one`,
+    );
+  }
+  const { aesKey, mac } = keys;
   const aad = (store: StoreName, storedKey: string) => bufferSource(utf8Bytes(`${store}\0${storedKey}`));
   return {
     encrypted: true,
@@ -144,6 +130,41 @@ export async function encryptedSealer(
       }
     },
   };
+}
+
+/** The keys of a sealer, and the check value they give. */
+interface DerivedKeys {
+  aesKey: CryptoKeyOf;
+  mac: (text: string) => Promise<Uint8Array>;
+  check: Uint8Array;
+}
+
+/** The AES-GCM and HMAC keys PBKDF2-SHA-256 derives from `encryptionKey` with the salt and count of `record`. */
+async function deriveKeys(
+  subtle: typeof crypto.subtle,
+  encryptionKey: string,
+  record: Pick<KeyRecord, 'salt' | 'iterations'>,
+): Promise<DerivedKeys> {
+  const password = await subtle.importKey('raw', bufferSource(utf8Bytes(encryptionKey)), 'PBKDF2', false, [
+    'deriveBits',
+  ]);
+  const bits = new Uint8Array(
+    await subtle.deriveBits(
+      { name: 'PBKDF2', hash: 'SHA-256', salt: bufferSource(fromBase64(record.salt)), iterations: record.iterations },
+      password,
+      512,
+    ),
+  );
+  let aesKey: CryptoKeyOf;
+  let macKey: CryptoKeyOf;
+  try {
+    aesKey = await subtle.importKey('raw', bits.subarray(0, 32), 'AES-GCM', false, ['encrypt', 'decrypt']);
+    macKey = await subtle.importKey('raw', bits.subarray(32), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  } finally {
+    bits.fill(0);
+  }
+  const mac = async (text: string) => new Uint8Array(await subtle.sign('HMAC', macKey, bufferSource(utf8Bytes(text))));
+  return { aesKey, mac, check: await mac(CHECK_MESSAGE) };
 }
 
 function parseKeyRecord(text: string): KeyRecord | undefined {
