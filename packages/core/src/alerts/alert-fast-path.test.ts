@@ -69,9 +69,36 @@ const alert = fc.record(
     timestamp: timestamps,
     source: fc.string({ maxLength: 20 }),
     riskScore: fc.double({ min: 1, max: 10, noNaN: true }),
+    metadata: fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }),
   },
   { requiredKeys: ['title'] },
 );
+
+/** Metadata the schema may refuse (or take in a way the fast path must match). */
+function hostileMetadata(): unknown[] {
+  const cycle: Record<string, unknown> = { a: 1 };
+  cycle.self = cycle;
+  const withSymbol = { a: 1, [Symbol('s')]: 2 };
+  const hidden = Object.defineProperty({ a: 1 }, 'b', { value: 2, enumerable: false });
+  return [
+    JSON.parse('{"a":{"__proto__":{"x":1}}}'),
+    JSON.parse('{"__proto__":1}'),
+    Object.assign(Object.create(null), { a: 1 }),
+    { constructor: () => 1 },
+    { constructor: 'text' },
+    { big: 1n },
+    cycle,
+    withSymbol,
+    hidden,
+    { text: 'x'.repeat(70_000) },
+    { toJSON: () => 'x' },
+    [1, 2],
+    new Map([['a', 1]]),
+    new Date(0),
+    null,
+    'text',
+  ];
+}
 
 /** Values of every kind, for a field or an indicator's field to be replaced with. */
 const anything = fc.oneof(
@@ -119,14 +146,14 @@ const anything = fc.oneof(
   ),
 );
 
-const FIELDS = ['id', 'title', 'severity', 'description', 'indicators', 'timestamp', 'source', 'riskScore'];
+const FIELDS = ['id', 'title', 'severity', 'description', 'indicators', 'timestamp', 'source', 'riskScore', 'metadata'];
 
 /** An alert with one field (of the alert, or of one of its indicators) replaced, removed or added. */
 const mutated = fc
   .tuple(
     alert,
     fc.constantFrom(...FIELDS, 'extra', 'indicator.type', 'indicator.value', 'indicator.other', 'indicator.confidence'),
-    anything,
+    fc.oneof(anything, fc.constantFrom(...hostileMetadata())),
     fc.boolean(),
   )
   .map(([base, field, value, remove]) => {
@@ -145,9 +172,8 @@ const mutated = fc
     return copy;
   });
 
-/** Forms the fast path leaves to the schema: the webhook-handler form, metadata, deliveries, other timestamps. */
+/** Forms the fast path leaves to the schema: the webhook-handler form, deliveries, other timestamps. */
 const otherForms = fc.oneof(
-  alert.map((base) => ({ ...base, metadata: { note: 'x' } })),
   alert.map((base) => ({
     ...base,
     deliveries: [{ integration: 'siem', status: 'pending', attempts: 0 }],

@@ -3,9 +3,11 @@ import { InvalidIndicatorError } from '../errors/invalid-indicator-error.js';
 import { isIndicatorTypeName } from '../indicators/indicator-type-name.js';
 import { parseIndicator } from '../indicators/parse-indicator.js';
 import type { IndicatorRecord } from '../records/indicator-record.js';
+import { prototypeKeyPath } from '../records/prototype-keys.js';
 import { SEVERITIES, type Severity, severityForRiskScore } from '../records/severity.js';
 import { confidenceProblem } from '../units/confidence-scale.js';
 import type { AlertInputSchema } from './alert.js';
+import { metadataProblem } from './alert-metadata.js';
 
 /** What {@link AlertInputSchema} makes of an input (the fields `normaliseAlert` reads). */
 type AlertData = z.output<typeof AlertInputSchema>;
@@ -20,16 +22,18 @@ const FAST_KEYS: ReadonlySet<string> = new Set([
   'timestamp',
   'source',
   'riskScore',
+  'metadata',
 ]);
 const INDICATOR_KEYS: ReadonlySet<string> = new Set(['type', 'value', 'confidence', 'source', 'sources']);
+const PROTO_KEY: ReadonlySet<string> = new Set(['__proto__']);
 const SEVERITY_SET: ReadonlySet<string> = new Set(SEVERITIES);
 /** What `toISOString` writes (four-digit years): a timestamp in this form whose date exists is one the schema accepts. */
 const CANONICAL_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 /**
  * {@link AlertInputSchema}'s result for the common form of a hand-written alert (`{id?, title, severity,
- * description?, indicators?, timestamp?, source?, riskScore?}`, plain objects, a timestamp as `toISOString` writes
- * it), checked by hand at a fraction of zod's cost; `undefined` for anything else, valid or not, which the schema
+ * description?, indicators?, timestamp?, source?, riskScore?, metadata?}`, plain objects, a timestamp as
+ * `toISOString` writes it: also the form of the client's own alert for a threat), checked by hand at a fraction of zod's cost; `undefined` for anything else, valid or not, which the schema
  * then decides (so every error is the schema's own). The schema is the contract: property tests check that whatever
  * this accepts the schema accepts with the same result, and that on the form it covers it accepts what the schema
  * accepts.
@@ -37,7 +41,7 @@ const CANONICAL_UTC = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 export function fastAlertInput(input: unknown): AlertData | undefined {
   if (!isPlainObject(input)) return undefined;
   for (const key of Object.keys(input)) if (!FAST_KEYS.has(key)) return undefined;
-  const { id, title, severity, description, indicators, timestamp, source, riskScore } = input;
+  const { id, title, severity, description, indicators, timestamp, source, riskScore, metadata } = input;
   if (id !== undefined && (typeof id !== 'string' || id.length < 1 || id.length > 200)) return undefined;
   if (typeof title !== 'string') return undefined;
   const trimmed = title.trim();
@@ -48,6 +52,8 @@ export function fastAlertInput(input: unknown): AlertData | undefined {
     return undefined;
   }
   if (timestamp !== undefined && !isCanonicalTimestamp(timestamp)) return undefined;
+  const meta = metadata === undefined ? undefined : metadataRecord(metadata);
+  if (meta === null) return undefined;
   const given = severity === undefined ? undefined : severityOf(severity);
   if (given === null) return undefined;
   const level = given ?? (riskScore === undefined ? undefined : severityForRiskScore(riskScore));
@@ -69,10 +75,25 @@ export function fastAlertInput(input: unknown): AlertData | undefined {
   if ('description' in input) data.description = description;
   if ('timestamp' in input) data.timestamp = timestamp;
   if ('source' in input) data.source = source;
+  if ('metadata' in input) data.metadata = meta;
   data.severity = level;
   data.indicators = records;
   if (riskScore !== undefined) data.riskScore = riskScore;
   return data as AlertData;
+}
+
+/**
+ * The schema's copy of `metadata` (its own enumerable keys), or `null` where the schema might refuse it: not an object
+ * zod takes for a record (an own `constructor` function among them), a symbol key, a "__proto__" key at any depth,
+ * not JSON or over the size limit.
+ */
+function metadataRecord(value: unknown): Record<string, unknown> | null {
+  if (!isPlainObject(value) || Object.getOwnPropertySymbols(value).length > 0) return null;
+  const ctor = value.constructor;
+  if (typeof ctor === 'function' && ctor !== Object) return null;
+  if (prototypeKeyPath(value, PROTO_KEY) !== undefined) return null;
+  const copy = { ...value };
+  return metadataProblem(copy) === undefined ? copy : null;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
