@@ -5,6 +5,7 @@ import { parseRecord } from '../records/parse-record.js';
 import { severityRank } from '../records/severity.js';
 import { type Alert, type AlertInput, AlertInputSchema } from './alert.js';
 import { type AlertDelivery, AlertDeliverySchema } from './alert-delivery.js';
+import { fastAlertInput } from './alert-fast-path.js';
 import type { AlertPage, AlertQuery, AlertStore } from './alert-store.js';
 import { AlertDropLog, type MemoryAlertLimits, memoryAlertLimits, weighAlert } from './memory-alert-limits.js';
 import { sealNormalisedAlert } from './normalised-alert.js';
@@ -196,7 +197,8 @@ const DeliveriesSchema = z.array(AlertDeliverySchema).max(1000);
  * @throws {ValidationError} `Invalid alert: <field>: <reason>`, naming every field that is wrong.
  */
 export function normaliseAlert(input: AlertInput, now: Date): Alert {
-  const data = parseRecord(AlertInputSchema, input, 'alert');
+  // The common form is checked by hand; anything else (and every error) is the schema's.
+  const data = fastAlertInput(input) ?? parseRecord(AlertInputSchema, input, 'alert');
   // Zod copies what its schemas describe; `metadata`'s values and a delivery's `result` are `unknown`, passed through
   // as the caller's own objects, which the record must not share (sealing it would freeze them).
   let owned = true;

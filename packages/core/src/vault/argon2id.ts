@@ -1,4 +1,3 @@
-import { argon2idAsync } from '@noble/hashes/argon2.js';
 import { nodeBuiltin } from '../runtime/node-builtin.js';
 import { deriveInWorker, workersAvailable } from './argon2id-worker-client.js';
 
@@ -61,8 +60,10 @@ function nativeImplementation(argon2: NodeArgon2): Argon2idImplementation {
  */
 export const portableArgon2id: Argon2idImplementation = {
   name: 'portable',
-  derive: (input) =>
-    argon2idAsync(input.message, input.nonce, {
+  // Loaded on first use: on Node.js 24.7+ the vault derives with `crypto.argon2` and never needs it, and importing
+  // core need not load it (about 6 ms of CPU).
+  derive: async (input) =>
+    (await import('@noble/hashes/argon2.js')).argon2idAsync(input.message, input.nonce, {
       t: input.passes,
       m: input.memory,
       p: input.parallelism,

@@ -14,7 +14,10 @@ export const HEADERS = {
   attempts: 'x-threatlib-attempts',
   /** On a dead-lettered message: when it was dead-lettered (ISO 8601). */
   failedAt: 'x-threatlib-failed-at',
-  /** On a pipeline output: the id of the message it answers, when that message had one. */
+  /**
+   * On an alert the pipeline publishes itself (no client integration delivering alerts): the id of the message it
+   * was raised for, when that message had one. A processed result carries that id as its `messageId` instead.
+   */
   sourceId: 'x-threatlib-source-id',
 } as const;
 

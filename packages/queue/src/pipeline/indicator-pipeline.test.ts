@@ -104,6 +104,11 @@ describe('createIndicatorPipeline on its own (no client delivers alerts to the p
     await handle(message({ indicator: 'fine.threatlib-test.net' }));
 
     expect(to(queues.processed).map((w) => w.payload.indicator)).toEqual([EVIL, 'fine.threatlib-test.net']);
+    // A result names the message it answers by its messageId, with no headers table (issue 27: one less per message).
+    expect(to(queues.processed).map((w) => w.options)).toStrictEqual([
+      { key: EVIL, messageId: `m${ids - 1}` },
+      { key: 'fine.threatlib-test.net', messageId: `m${ids}` },
+    ]);
     const alerts = to(queues.alerts);
     expect(alerts).toHaveLength(1);
     const published = AlertSchema.parse(alerts[0]?.payload);

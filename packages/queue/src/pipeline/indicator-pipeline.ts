@@ -92,17 +92,17 @@ export function createIndicatorPipeline(
       throw error;
     }
     const at = now();
-    const headers = message.id ? { [HEADERS.sourceId]: message.id } : undefined;
     const processed: ProcessedMessage = {
       indicator: correlation.indicator,
       results: correlation.results,
       processedAt: new Date(at).toISOString(),
     };
-    const published = processor.publish(destinations.processed, processed, {
-      key: correlation.indicator,
-      ...(headers ? { headers } : {}),
-      ...(message.id ? { messageId: message.id } : {}),
-    });
+    // The result answers the message it was made from by its messageId (the same id): no headers table to encode.
+    const published = processor.publish(
+      destinations.processed,
+      processed,
+      message.id ? { key: correlation.indicator, messageId: message.id } : { key: correlation.indicator },
+    );
     if (!correlation.isThreat) return published;
     // With alertsDeliveredAs, the client's own alert for this threat goes out through the integration's sendAlert.
     const alertDelivered =
@@ -146,7 +146,8 @@ export function createIndicatorPipeline(
       processor.publish(destinations.threats, alert, {
         key: alert.id,
         messageId: alert.id,
-        ...(headers ? { headers } : {}),
+        // The alert's messageId is its own id: the message it was raised for is named in a header.
+        ...(message.id ? { headers: { [HEADERS.sourceId]: message.id } } : {}),
       }),
     ]);
   };

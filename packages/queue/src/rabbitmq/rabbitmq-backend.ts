@@ -1,7 +1,7 @@
 // The RabbitMQ back end: its connection and reconnection, publishing with confirms, and its consumers.
 import type { Logger } from '@threatlib/core';
 import type { Clock, IntegrationHealth } from '@threatlib/core/integration';
-import { type ChannelModel, type ConfirmChannel, type ConsumeMessage, connect } from 'amqplib';
+import { type ChannelModel, type ConfirmChannel, type ConsumeMessage, connect, type Options } from 'amqplib';
 import { QueueError } from '../errors/queue-error.js';
 import {
   emptyStats,
@@ -101,13 +101,12 @@ export class RabbitMqBackend implements QueueBackend {
         continue;
       }
       try {
-        await confirmedSend(publisher, destination, body, {
-          persistent: true,
-          contentType: 'application/json',
-          timestamp: Math.floor(this.#clock.now() / 1000),
-          ...(options.messageId ? { messageId: options.messageId } : {}),
-          ...(options.headers ? { headers: options.headers } : {}),
-        });
+        // Persistent (with the confirm: the broker has it on disk) and typed; the bodies carry their own times, so
+        // no per-message timestamp property, and a headers table only when the caller gave headers.
+        const properties: Options.Publish = { persistent: true, contentType: 'application/json' };
+        if (options.messageId) properties.messageId = options.messageId;
+        if (options.headers) properties.headers = options.headers;
+        await confirmedSend(publisher, destination, body, properties);
         this.stats.published += 1;
         return;
       } catch (error) {

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
-import { clientKey } from '../http/client-address.js';
+import { requestClientKey } from '../http/client-address.js';
 import { continueIfExpected } from '../http/expect-continue.js';
 import { PROBLEM_TYPES, ProblemError } from '../http/problem.js';
 import type { AuthFailureLimiter } from './auth-failure-limiter.js';
@@ -40,7 +40,7 @@ export function authenticationHook({ authenticator, failures, refuse }: Authenti
   // Callback style: an async hook costs a promise and a microtask per request, and the valid bearer token is checked
   // synchronously.
   return (request, reply, done) => {
-    const address = clientKey(request.ip);
+    const address = requestClientKey(request);
     const blocked = failures.blockedFor(address);
     if (blocked > 0) return void refuse(blockedError(blocked, failures), request, reply);
     const header = request.headers.authorization;

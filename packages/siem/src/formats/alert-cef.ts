@@ -52,7 +52,7 @@ export function cefEventForAlert(alert: Alert, identity: ProductIdentity = threa
   extension.externalId = alert.id;
   extension.cat = alert.severity;
   if (alert.description !== undefined) extension.msg = alert.description;
-  const indicators = writtenIndicators(alert.indicators, 'cef');
+  const indicators = writtenIndicators(alert, 'cef');
   const primary = indicators[0];
   if (primary) {
     const field = CEF_INDICATOR_FIELD[primary.type];

@@ -1,4 +1,6 @@
-import type { Alert } from '@threatlib/core';
+import { type Alert, AlertInputSchema } from '@threatlib/core';
+import { isNormalisedAlert, normaliseAlert } from '@threatlib/core/integration';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { cefEventForAlert } from './alert-cef.js';
 import { jsonForAlert } from './alert-json.js';
@@ -7,6 +9,7 @@ import { formatCef } from './cef.js';
 import { parseCef } from './cef-parser.js';
 import { EventFormatError } from './event-format-error.js';
 import { formatAlert } from './event-formats.js';
+import { hostileAlert } from './hostile-alerts.test-suite.js';
 
 // Finding 5 of issue 21: a stored alert read back from a shared database may hold an indicator value threatlib
 // never accepted. It is checked where it is written: refused, naming it, never written nor silently dropped.
@@ -80,4 +83,25 @@ describe('indicator values are checked where an event is written', () => {
       }
     },
   );
+});
+
+// A record core made (`isNormalisedAlert`) is written without parsing its indicators a second time: its values are
+// already what `parseIndicator` makes of them, so the event is the one an unbranded copy (checked again) gives.
+describe('writtenIndicators of a record core made', () => {
+  it('writes the same CEF, LEEF and JSON as for a copy whose indicators are checked again', () => {
+    fc.assert(
+      fc.property(hostileAlert, (alert) => {
+        // A stored alert may hold what an input may not (an empty title): those are not records core makes.
+        fc.pre(AlertInputSchema.safeParse(alert).success);
+        const record = normaliseAlert(alert, new Date(0));
+        expect(isNormalisedAlert(record)).toBe(true);
+        const copy = structuredClone(record);
+        expect(isNormalisedAlert(copy)).toBe(false);
+        expect(jsonForAlert(record)).toBe(jsonForAlert(copy));
+        expect(cefEventForAlert(record)).toStrictEqual(cefEventForAlert(copy));
+        expect(leefEventForAlert(record)).toStrictEqual(leefEventForAlert(copy));
+      }),
+      { numRuns: 300 },
+    );
+  });
 });

@@ -1,5 +1,5 @@
 import { type Alert, type IndicatorRecord, InvalidIndicatorError, SEVERITIES } from '@threatlib/core';
-import { indicatorForOutput, quoteForDisplay } from '@threatlib/core/integration';
+import { indicatorForOutput, isNormalisedAlert, quoteForDisplay } from '@threatlib/core/integration';
 import { EventFormatError, type EventFormatName } from './event-format-error.js';
 
 /**
@@ -8,9 +8,17 @@ import { EventFormatError, type EventFormatName } from './event-format-error.js'
  * accepted (`198.51.100.7\n0.0.0.0/0`). One value that is not a single indicator of its type refuses the whole event:
  * nothing is sent for it, and the error names each such value.
  *
+ * The indicators of a record core made (`isNormalisedAlert(of)`: deeply frozen, each value already what
+ * `parseIndicator` made of it, so one it writes unchanged) are written as they are, not parsed a second time.
+ *
  * @throws {EventFormatError} `<FORMAT>: indicators[1].value: Invalid indicator "…\n…": <reason>`, not retryable.
  */
-export function writtenIndicators(indicators: readonly IndicatorRecord[], format: EventFormatName): IndicatorRecord[] {
+export function writtenIndicators(
+  of: { readonly indicators: readonly IndicatorRecord[] },
+  format: EventFormatName,
+): readonly IndicatorRecord[] {
+  const indicators = of.indicators;
+  if (isNormalisedAlert(of)) return indicators;
   const problems: string[] = [];
   const written = indicators.map((indicator, i) => {
     try {

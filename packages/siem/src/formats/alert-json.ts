@@ -14,6 +14,6 @@ import { checkAlertSeverity, writtenIndicators } from './alert-fields.js';
 export function jsonForAlert(alert: Alert): string {
   checkAlertSeverity(alert, 'json');
   const { deliveries: _deliveries, ...record } = alert;
-  const indicators = writtenIndicators(alert.indicators, 'json');
+  const indicators = writtenIndicators(alert, 'json');
   return lineSafeJson(JSON.stringify(indicators === alert.indicators ? record : { ...record, indicators }));
 }

@@ -53,7 +53,7 @@ export function leefEventForAlert(
   attributes.alertId = alert.id;
   attributes.title = alert.title;
   if (alert.description !== undefined) attributes.description = alert.description;
-  const indicators = writtenIndicators(alert.indicators, 'leef');
+  const indicators = writtenIndicators(alert, 'leef');
   const primary = indicators[0];
   if (primary) {
     if (primary.type === 'ipv4' || primary.type === 'ipv6') attributes.dst = primary.value;

@@ -110,7 +110,7 @@ export function caseMessage(input: Case, caseId: string, now: Date, settings: Ev
   if (input.description !== undefined) attributes.description = input.description;
   attributes.priority = input.priority;
   if (input.assignee !== undefined) attributes.assignee = input.assignee;
-  const indicators = writtenIndicators(input.indicators, 'leef');
+  const indicators = writtenIndicators(input, 'leef');
   const first = indicators[0];
   if (first) {
     if (first.type === 'ipv4' || first.type === 'ipv6') attributes.dst = first.value;
