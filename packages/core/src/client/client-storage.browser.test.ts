@@ -25,18 +25,23 @@ function pageFeed(up: boolean): Feed {
   };
 }
 
-function pageClient(dbName: string, up: boolean): ThreatClient {
+/** An hour and a minute: past `caching.ttl` (an hour), well within `browser.offlineRetention` (30 days). */
+const LATER = 61 * 60_000;
+
+function pageClient(dbName: string, up: boolean, now: () => number): ThreatClient {
   const client = new ThreatClient(
     {
-      // A feed nothing answers for (a closed port): the page's own feed below is the one the test watches.
+      // A feed that answers nothing useful, on the page's own origin (the browser project refuses any other): the
+      // page's own feed below is the one the test watches.
       sources: ['feed_urls'],
-      apiKeys: { feed_urls: { endpoint: 'https://127.0.0.1:9/v1' } },
+      apiKeys: { feed_urls: { endpoint: `${location.origin}/no-feed-here/v1` } },
+      security: { enforceHttps: false },
       strategy: 'aggressive',
       warninglists: { builtin: false },
       browser: { fallbackMode: 'offline' },
       storage: { type: 'indexeddb', dbName, version: 1, encryptionKey: 'a page passphrase' },
     },
-    { env: false, logger: silentLogger },
+    { env: false, logger: silentLogger, now },
   );
   client.registerFeed(pageFeed(up));
   return client;
@@ -45,13 +50,15 @@ function pageClient(dbName: string, up: boolean): ThreatClient {
 describe('the client in a page, with IndexedDB storage', () => {
   it('keeps verdicts and alerts across a reload, and offline answers the stored verdict', async () => {
     const dbName = `threatlib-client-${crypto.randomUUID()}`;
-    const first = pageClient(dbName, true);
+    const start = Date.now();
+    const first = pageClient(dbName, true, () => start);
     const live = await first.correlate(IP);
     expect(live.isThreat).toBe(true);
     await first.alerts.settled();
     await first.stop();
 
-    const reloaded = pageClient(dbName, false);
+    // Reloaded after the cached answer expired: the feed is asked, cannot be reached, and the stored verdict answers.
+    const reloaded = pageClient(dbName, false, () => Date.now() + LATER);
     const answer = await reloaded.scout(IP);
     const alerts = await reloaded.alerts.list();
     await reloaded.stop();
