@@ -27,6 +27,10 @@ export default defineProject({
         replacement: fileURLToPath(new URL('./src/cache/backends.browser.ts', import.meta.url)),
       },
       {
+        find: /^#cluster-modules$/,
+        replacement: fileURLToPath(new URL('./src/cluster/modules.browser.ts', import.meta.url)),
+      },
+      {
         find: /^#http-transport$/,
         replacement: fileURLToPath(new URL('./src/http/transport.browser.ts', import.meta.url)),
       },

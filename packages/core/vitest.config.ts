@@ -30,6 +30,10 @@ export default defineProject({
         replacement: fileURLToPath(new URL('./src/cache/backends.node.ts', import.meta.url)),
       },
       {
+        find: /^#cluster-modules$/,
+        replacement: fileURLToPath(new URL('./src/cluster/modules.node.ts', import.meta.url)),
+      },
+      {
         find: /^#http-transport$/,
         replacement: fileURLToPath(new URL('./src/http/transport.node.ts', import.meta.url)),
       },

@@ -2,12 +2,16 @@
 // Node built-in, and what needs Node.js (a file cache, a Redis cache, e-mail alerts, a TAXII list's state file) is
 // refused with a RuntimeUnsupportedError saying so and what to use instead, when it is asked for, never at import.
 import { describe, expect, it } from 'vitest';
+import { importRateLimiter, importRedis } from '#cluster-modules';
 import { fromBase64 } from '../bytes/base64.js';
 import { decodeEntry, encodeEntry } from '../cache/entry-codec.js';
+import { loadConfig } from '../config/load-config.js';
 import { RuntimeUnsupportedError } from '../errors/runtime-unsupported-error.js';
 import { ThreatClient, type ThreatConfig } from '../index.js';
+import { readListFile } from '../lists/read-list-file.js';
 import { FileListStateStore } from '../lists/taxii/list-state-store.js';
 import { silentLogger } from '../logging/logger.js';
+import { directoryTransport } from '../misp-feed/directory-transport.js';
 
 /** A client of `config` that logs nothing, asking the URL feed. */
 function client(config: Partial<ThreatConfig> = {}): ThreatClient {
@@ -55,6 +59,21 @@ describe("core's main entry in a page", () => {
     const store = new FileListStateStore('threatlib-cache/lists/feed.taxii.json');
     await expect(store.load()).rejects.toSatisfy(RuntimeUnsupportedError.isInstance);
     await expect(store.save({ addedAfter: 'x' })).rejects.toThrow(/state in a file, which needs Node\.js/);
+  });
+
+  it('refuses list files, MISP feed directories and configuration files, saying what to use instead', async () => {
+    await expect(readListFile('lists/blocklist.txt')).rejects.toThrow(
+      /lists\[\]\.file is not available in the browser: reading lists\/blocklist\.txt needs Node\.js; .*client\.addList/,
+    );
+    const error = thrownBy(() => directoryTransport('feeds/misp'));
+    expect(RuntimeUnsupportedError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain('lists[].misp.url');
+    await expect(loadConfig()).rejects.toThrow(/needs Node\.js: in a page, pass the configuration object/);
+  });
+
+  it('refuses the Redis client and the rate limiter a cluster loads, without loading them', async () => {
+    await expect(importRedis()).rejects.toThrow(/cluster is not available in the browser: it needs Node\.js/);
+    await expect(importRateLimiter()).rejects.toSatisfy(RuntimeUnsupportedError.isInstance);
   });
 
   it("stores cache entries gzipped with the page's CompressionStream, and reads those Node.js wrote", async () => {

@@ -1,3 +1,5 @@
+import { importRedis } from '#cluster-modules';
+import { RuntimeUnsupportedError } from '../errors/runtime-unsupported-error.js';
 import type { Logger } from '../logging/logger.js';
 import type { Clock } from '../scheduler/clock.js';
 import { ClusterError } from './cluster-error.js';
@@ -398,8 +400,9 @@ export class ClusterConnection {
   async #load(): Promise<RedisModule> {
     let loaded: unknown;
     try {
-      loaded = await (this.#options.loadRedis ?? (() => import('redis')))();
+      loaded = await (this.#options.loadRedis ?? importRedis)();
     } catch (error) {
+      if (RuntimeUnsupportedError.isInstance(error)) throw error;
       throw new ClusterError("cluster needs the 'redis' package: npm install redis", { cause: error });
     }
     const module = loaded as Partial<RedisModule> | undefined;

@@ -1,3 +1,4 @@
+import { importRateLimiter } from '#cluster-modules';
 import type { QuotaWindows } from '../scheduler/default-quotas.js';
 import { FeedQuota, RATE_MARGIN, usableBurst, type WindowName, type WindowStatus } from '../scheduler/feed-quota.js';
 import type { QuotaGate, QuotaGrant } from '../scheduler/quota-gate.js';
@@ -69,7 +70,7 @@ return {sum, nowMs}`;
 
 /** Loads rate-limiter-flexible once, on first use (it is CommonJS; its names may sit on `default`). */
 export async function loadRateLimiter(): Promise<RateLimiterModule> {
-  const loaded = (await import('rate-limiter-flexible')) as unknown as RateLimiterModule & {
+  const loaded = (await importRateLimiter()) as RateLimiterModule & {
     default?: RateLimiterModule;
   };
   return loaded.RateLimiterRedis ? loaded : (loaded.default as RateLimiterModule);

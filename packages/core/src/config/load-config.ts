@@ -1,4 +1,6 @@
 import { ConfigurationError } from '../errors/configuration-error.js';
+import { RuntimeUnsupportedError } from '../errors/runtime-unsupported-error.js';
+import { nodeBuiltin } from '../runtime/node-builtin.js';
 import { configFromEnvironment, type Environment, processEnvironment } from './environment.js';
 import { toConfigurationIssues } from './format-issues.js';
 import { isPlainObject, mergeConfig } from './merge-config.js';
@@ -20,12 +22,34 @@ export interface LoadConfigOptions {
 }
 
 /**
+ * What a configuration file needs of Node.js, taken through `process.getBuiltinModule` so that a page's bundler never
+ * meets it; in a page, {@link loadConfig} is refused.
+ */
+function nodeModules(): {
+  existsSync(path: string): boolean;
+  resolve(...paths: string[]): string;
+  pathToFileURL(path: string): URL;
+} {
+  const fs = nodeBuiltin<{ existsSync(path: string): boolean }>('node:fs');
+  const path = nodeBuiltin<{ resolve(...paths: string[]): string }>('node:path');
+  const url = nodeBuiltin<{ pathToFileURL(path: string): URL }>('node:url');
+  if (!fs || !path || !url) {
+    throw new RuntimeUnsupportedError(
+      'configuration file',
+      'loadConfig reads a configuration file, which needs Node.js: in a page, pass the configuration object to ' +
+        'new ThreatClient(config)',
+    );
+  }
+  return { existsSync: fs.existsSync, resolve: path.resolve, pathToFileURL: url.pathToFileURL };
+}
+
+/**
  * Reads a profile from `threatlib.config.js` (an ES module whose default export is an object keyed by profile
  * name) and lays the environment variables over it. The result is validated, then returned as written (defaults
  * not yet filled), ready for `new ThreatClient(config)`.
  *
  * Precedence, lowest first: schema defaults, the file's profile, environment variables, the constructor object.
- * Node.js only.
+ * Node.js only: in a page it is refused with a RuntimeUnsupportedError.
  *
  * @throws {ConfigurationError} when the file is missing or malformed, the profile does not exist, a variable is
  *   malformed, or the merged configuration is invalid (each path is followed by the profile name).
@@ -36,9 +60,7 @@ export interface LoadConfigOptions {
  * ```
  */
 export async function loadConfig(options: LoadConfigOptions = {}): Promise<ThreatConfig> {
-  const { existsSync } = await import('node:fs');
-  const { resolve } = await import('node:path');
-  const { pathToFileURL } = await import('node:url');
+  const { existsSync, resolve, pathToFileURL } = nodeModules();
   const env = options.env ?? processEnvironment();
   const cwd = options.cwd ?? (globalThis as { process?: { cwd(): string } }).process?.cwd() ?? '.';
 
@@ -52,7 +74,9 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Threa
 
   let exported: unknown;
   try {
-    const module = (await import(pathToFileURL(file).href)) as { default?: unknown };
+    const module = (await import(/* webpackIgnore: true */ /* @vite-ignore */ pathToFileURL(file).href)) as {
+      default?: unknown;
+    };
     exported = module.default;
   } catch (error) {
     throw new ConfigurationError([{ path: file, message: `could not be loaded: ${(error as Error).message}` }], {

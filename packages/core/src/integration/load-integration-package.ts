@@ -15,23 +15,31 @@ export type IntegrationPackageLoader = (packageName: string) => Promise<unknown>
  */
 export const importIntegrationPackage: IntegrationPackageLoader = async (packageName) => {
   try {
-    return await import(/* @vite-ignore */ packageName);
+    return await import(/* webpackIgnore: true */ /* @vite-ignore */ packageName);
   } catch (error) {
     if (!isPackageNotFound(error, packageName)) throw error;
     const fromApplication = await resolveFromApplication(packageName);
     if (fromApplication === undefined) throw error;
-    return import(/* @vite-ignore */ fromApplication);
+    return import(/* webpackIgnore: true */ /* @vite-ignore */ fromApplication);
   }
 };
 
 /** The file URL `packageName` resolves to from the application's directory, or undefined when it is not there. */
 async function resolveFromApplication(packageName: string): Promise<string | undefined> {
-  // Loaded only on this path, so the loader costs nothing where the first import works.
-  const [{ createRequire }, { join }, { pathToFileURL }] = await Promise.all([
-    import('node:module'),
-    import('node:path'),
-    import('node:url'),
-  ]);
+  // Through `process.getBuiltinModule`, so that a page's bundler never meets them; a page has no application
+  // directory to look in. (Not through runtime/node-builtin.ts: a test runs this file alone, by Node's type
+  // stripping, so it imports nothing of core.)
+  const builtin = <T>(name: string): T | undefined =>
+    (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.(name) as
+      | T
+      | undefined;
+  const module = builtin<{ createRequire(path: string): { resolve(id: string): string } }>('node:module');
+  const path = builtin<{ join(...parts: string[]): string }>('node:path');
+  const url = builtin<{ pathToFileURL(path: string): URL }>('node:url');
+  if (!module || !path || !url) return undefined;
+  const { createRequire } = module;
+  const { join } = path;
+  const { pathToFileURL } = url;
   try {
     // `require.resolve` honours the package's `exports` map (its `default` condition), which every @threatlib package
     // declares; the resolved file is then imported as ESM.

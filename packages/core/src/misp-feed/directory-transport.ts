@@ -1,6 +1,14 @@
-import { open } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { utf8Text } from '../bytes/host-bytes.js';
+import { RuntimeUnsupportedError } from '../errors/runtime-unsupported-error.js';
+import { nodeBuiltin } from '../runtime/node-builtin.js';
 import { checkFeedFileName, MispFeedReadError, type MispFeedTransport } from './misp-feed-transport.js';
+
+/** What the transport uses of `node:fs/promises` (declared here: the module also compiles for pages). */
+interface FileHandle {
+  stat(): Promise<{ isFile(): boolean; size: number }>;
+  read(buffer: Uint8Array, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
+  close(): Promise<void>;
+}
 
 /**
  * A MISP feed on disk: `<directory>/manifest.json` and `<directory>/<uuid>.json`, as PyMISP's feed generator writes
@@ -8,14 +16,25 @@ import { checkFeedFileName, MispFeedReadError, type MispFeedTransport } from './
  * directory. A file larger than the limit is refused after reading at most one byte past it.
  */
 export function directoryTransport(directory: string): MispFeedTransport {
+  // Through `process.getBuiltinModule`, so that a page's bundler never meets them.
+  const fs = nodeBuiltin<{ open(path: string, flags: string): Promise<FileHandle> }>('node:fs/promises');
+  const paths = nodeBuiltin<{ join(...parts: string[]): string; resolve(path: string): string }>('node:path');
+  if (!fs || !paths) {
+    throw new RuntimeUnsupportedError(
+      'MISP feed directory',
+      'lists[].misp.directory is not available in the browser: it needs Node.js (a directory on disk); in a page, ' +
+        'read the feed by URL (lists[].misp.url)',
+    );
+  }
+  const { join, resolve } = paths;
   const root = resolve(directory);
   return {
     location: root,
     async read(name, options) {
       const path = join(root, checkFeedFileName(name));
-      let handle: Awaited<ReturnType<typeof open>>;
+      let handle: FileHandle;
       try {
-        handle = await open(path, 'r');
+        handle = await fs.open(path, 'r');
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code === 'ENOENT') throw new MispFeedReadError('missing', `${name} is not in ${root}`, { cause: error });
@@ -32,7 +51,7 @@ export function directoryTransport(directory: string): MispFeedTransport {
         if (!info.isFile()) throw new MispFeedReadError('unreadable', `${name} in ${root} is not a file`);
         if (info.size > options.maxBytes) throw tooLarge(name, root, options.maxBytes);
         // The file may grow between stat and read: read one byte past the limit to notice.
-        const buffer = Buffer.alloc(Math.min(info.size, options.maxBytes) + 1);
+        const buffer = new Uint8Array(Math.min(info.size, options.maxBytes) + 1);
         let length = 0;
         for (;;) {
           options.signal?.throwIfAborted();
@@ -42,7 +61,7 @@ export function directoryTransport(directory: string): MispFeedTransport {
           if (length > options.maxBytes) throw tooLarge(name, root, options.maxBytes);
           if (length === buffer.length) break;
         }
-        const text = buffer.subarray(0, length).toString('utf8');
+        const text = utf8Text(buffer.subarray(0, length));
         return { text: text.startsWith('\uFEFF') ? text.slice(1) : text };
       } catch (error) {
         if (error instanceof MispFeedReadError) throw error;
