@@ -1,29 +1,27 @@
+// The alerting of one client: which concluded threats raise an alert (alerting options, deduplication), where alerts
+// are kept, the deliveries started, resumed after a restart and ended by a stop. Delivering one alert to one
+// integration is deliver-alert.ts; `client.alerts`, its face, is client-alerts.ts.
+
 import { z } from 'zod';
 import type { Alert, AlertInput } from '../alerts/alert.js';
 import { AlertDedupe } from '../alerts/alert-dedupe.js';
 import { type AlertDelivery, AlertDeliverySchema, type DeliveryStatus } from '../alerts/alert-delivery.js';
-import type { AlertPage, AlertQuery, AlertStore } from '../alerts/alert-store.js';
-import { deliverWithRetries } from '../alerts/delivery-attempts.js';
-import { deliveryPolicy } from '../alerts/delivery-policy.js';
-import { deliveryErrorText, deliveryResult, optionSecrets } from '../alerts/delivery-record.js';
+import type { AlertStore } from '../alerts/alert-store.js';
+import { deliveryErrorText } from '../alerts/delivery-record.js';
 import { isNormalisedAlert } from '../alerts/normalised-alert.js';
 import { threatAlertFor } from '../alerts/threat-alert.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import type { Correlation } from '../correlation/correlate.js';
-import type { Integration } from '../integration/integration.js';
 import { withCategory } from '../logging/categories.js';
 import type { Logger } from '../logging/logger.js';
 import { configSecrets } from '../monitoring/secret-scrubber.js';
 import { severityForRiskScore, severityRank } from '../records/severity.js';
 import type { Clock } from '../scheduler/clock.js';
+import { AlertDeliverySlots } from './alert-delivery-slots.js';
+import { ClientAlerts } from './client-alerts.js';
+import { type AlertTarget, deliverAlert, outcomeOf, type TrackedAlert } from './deliver-alert.js';
 
-/** An integration alerts are delivered to. */
-export interface AlertTarget {
-  name: string;
-  instance: Integration;
-  /** The options it was made with: its delivery policy reads `retries` and `timeout` there first. */
-  options: unknown;
-}
+export type { ClientAlerts };
 
 /** What {@link ClientAlerting} needs from its client. */
 export interface ClientAlertingOptions {
@@ -54,10 +52,6 @@ export interface AlertDeliveryCounts {
   failed: number;
 }
 
-/** Deliveries running at once, over every alert and integration. */
-const MAX_RUNNING = 32;
-/** Deliveries waiting for a place before new ones are recorded `failed` without an attempt. */
-const MAX_WAITING = 10_000;
 /** How long `stop()` lets the attempts under way finish, in ms on the client's clock. */
 export const ALERT_DELIVERY_GRACE_MS = 5_000;
 /** Alerts asked of the store at a time when resuming pending deliveries. */
@@ -66,16 +60,6 @@ const RESUME_PAGE = 100;
 const RESUME_WINDOW = 1_000;
 
 const DeliveriesSchema = z.array(AlertDeliverySchema);
-
-/** One alert whose deliveries are under way: the deliveries as they stand, and the writes that record them. */
-interface Tracked {
-  readonly id: string;
-  readonly alert: Alert;
-  readonly deliveries: AlertDelivery[];
-  jobs: number;
-  write: Promise<void>;
-  writeQueued: boolean;
-}
 
 /**
  * An alert a concluded threat raised: settles once the alert is stored, with the delivery under way to each
@@ -96,7 +80,7 @@ export class ClientAlerting {
   readonly #logger: Logger;
   readonly #dedupe: AlertDedupe;
   readonly #secrets: string[];
-  readonly #tracked = new Map<string, Tracked>();
+  readonly #tracked = new Map<string, TrackedAlert>();
   /** Deliveries under way by `alertId\0integration`: one at a time per pair. */
   readonly #inFlight = new Map<string, Promise<AlertDelivery>>();
   /**
@@ -109,8 +93,7 @@ export class ClientAlerting {
   /** Everything running in the background: raises, deliveries and the writes that record them. */
   readonly #background = new Set<Promise<unknown>>();
   readonly #counts = new Map<string, AlertDeliveryCounts>();
-  readonly #waiting: Array<(admitted: boolean) => void> = [];
-  #running = 0;
+  readonly #slots = new AlertDeliverySlots();
   /** Where alerts are kept now: the client's own store, or a started integration's (see `useStore`). */
   #store: AlertStore;
   /** Aborted when the client starts stopping: no new attempt starts, waits for a retry end. */
@@ -379,7 +362,7 @@ export class ClientAlerting {
     const reason = new Error('the client stopped before the delivery ended; it resumes when the client starts again');
     // Waiting for a place or for a retry is not work under way: those end now; attempts in progress get the grace.
     this.#draining.abort(reason);
-    for (const admit of this.#waiting.splice(0)) admit(false);
+    this.#slots.refuseWaiting();
     if (this.#inFlight.size > 0) await settleWithin(Promise.allSettled(this.#inFlight.values()), graceMs, clock);
     this.#stopping.abort(reason);
     // Attempts end at once now; what is left is recording them, which a hung alert store must not make endless.
@@ -434,136 +417,20 @@ export class ClientAlerting {
     });
   }
 
-  async #deliver(tracked: Tracked, target: AlertTarget): Promise<void> {
-    // The signals of this run: stop() replaces them once it is done.
-    const draining = this.#draining.signal;
-    const stopping = this.#stopping.signal;
-    tracked.jobs += 1;
-    let delivery = tracked.deliveries.find((d) => d.integration === target.name);
-    if (!delivery) {
-      delivery = { integration: target.name, status: 'pending', attempts: 0 };
-      tracked.deliveries.push(delivery);
-    }
-    const record = delivery;
-    if (record.status !== 'pending') {
-      record.status = 'pending';
-      this.#persist(tracked);
-    }
-    const secrets = [...this.#secrets, ...optionSecrets(target.options)];
-    try {
-      const admitted = await this.#admit();
-      if (!admitted) {
-        if (draining.aborted) {
-          this.#cutShort(
-            tracked,
-            record,
-            target,
-            'not attempted: the client stopped first; it resumes when the client starts again',
-          );
-        } else {
-          this.#fail(
-            tracked,
-            record,
-            target,
-            `not attempted: ${MAX_WAITING} deliveries were already waiting; client.alerts.redeliver(id) tries again`,
-          );
-        }
-        return;
-      }
-      try {
-        const { performance } = this.#options.config;
-        const policy = deliveryPolicy(target.instance, target.options, performance);
-        const outcome = await deliverWithRetries({
-          send: (signal) => target.instance.sendAlert(handedOver(tracked.alert), { signal }),
-          policy,
-          clock: this.#options.clock,
-          signal: stopping,
-          drain: draining,
-          ...(this.#options.random ? { random: this.#options.random } : {}),
-          onAttempt: (attempt) => {
-            record.attempts += 1;
-            record.lastAttemptAt = new Date(attempt.at).toISOString();
-            if (attempt.ok) return;
-            record.lastError = deliveryErrorText(attempt.error, secrets);
-            if (attempt.attempt <= policy.retryAttempts) {
-              this.#logger.debug(
-                { integration: target.name, alertId: tracked.id, attempt: attempt.attempt, reason: record.lastError },
-                `alert ${tracked.id} to "${target.name}": attempt ${attempt.attempt} failed, trying again`,
-              );
-              this.#persist(tracked);
-            }
-          },
-        });
-        if (outcome.ok) {
-          record.status = 'delivered';
-          delete record.lastError;
-          const result = deliveryResult(outcome.result);
-          if (result === undefined) delete record.result;
-          else record.result = result;
-          this.#count(target.name, 'delivered');
-          if (record.attempts > 1) {
-            this.#logger.info(
-              { integration: target.name, alertId: tracked.id, attempts: record.attempts },
-              `alert ${tracked.id} delivered to "${target.name}" after ${record.attempts} attempts`,
-            );
-          }
-          this.#persist(tracked);
-        } else if (outcome.stopped) {
-          // The last attempt's error says what went wrong; the stop is why no other attempt was made.
-          const stop = deliveryErrorText(outcome.error, secrets);
-          this.#cutShort(
-            tracked,
-            record,
-            target,
-            record.lastError === undefined ? stop : `${record.lastError}; ${stop}`,
-          );
-        } else if (
-          draining.aborted &&
-          (outcome.error === stopping.reason ||
-            outcome.error === draining.reason ||
-            (outcome.attempts <= policy.retryAttempts &&
-              (outcome.error as { isRetryable?: unknown } | undefined)?.isRetryable !== false))
-        ) {
-          // Aborted by the stop, or failed during the grace with attempts left: the stop, not the attempts, ended it.
-          const stop = deliveryErrorText(draining.reason, secrets);
-          const last = deliveryErrorText(outcome.error, secrets);
-          this.#cutShort(tracked, record, target, last === stop ? stop : `${last}; ${stop}`);
-        } else {
-          this.#fail(tracked, record, target, deliveryErrorText(outcome.error, secrets));
-        }
-      } finally {
-        this.#release();
-      }
-    } catch (error) {
-      // Only a bug gets here: the delivery still ends recorded, never silently.
-      this.#fail(tracked, record, target, deliveryErrorText(error, secrets));
-    } finally {
-      tracked.jobs -= 1;
-      await tracked.write;
-      if (tracked.jobs === 0 && !tracked.writeQueued) this.#tracked.delete(tracked.id);
-    }
-  }
-
-  /** A delivery the client's stop ended before its attempts ran out: it stays `pending`, resumed at the next start. */
-  #cutShort(tracked: Tracked, record: AlertDelivery, target: AlertTarget, reason: string): void {
-    record.status = 'pending';
-    record.lastError = reason;
-    this.#logger.info(
-      { integration: target.name, alertId: tracked.id, attempts: record.attempts, reason },
-      `alert ${tracked.id} to "${target.name}" was cut short by the stop (${record.attempts} attempt(s)); it stays pending and resumes when the client starts again`,
-    );
-    this.#persist(tracked);
-  }
-
-  #fail(tracked: Tracked, record: AlertDelivery, target: AlertTarget, reason: string): void {
-    record.status = 'failed';
-    record.lastError = reason;
-    this.#count(target.name, 'failed');
-    this.#logger.warn(
-      { integration: target.name, alertId: tracked.id, attempts: record.attempts, reason },
-      `alert ${tracked.id} was not delivered to "${target.name}" (${record.attempts} attempt(s)): ${reason}; client.alerts.redeliver("${tracked.id}") tries again`,
-    );
-    this.#persist(tracked);
+  #deliver(tracked: TrackedAlert, target: AlertTarget): Promise<void> {
+    return deliverAlert(tracked, target, {
+      config: this.#options.config,
+      clock: this.#options.clock,
+      logger: this.#logger,
+      random: this.#options.random,
+      secrets: this.#secrets,
+      slots: this.#slots,
+      draining: this.#draining.signal,
+      stopping: this.#stopping.signal,
+      persist: (t) => this.#persist(t),
+      count: (integration, status) => this.#count(integration, status),
+      untrack: (t) => this.#tracked.delete(t.id),
+    });
   }
 
   #count(integration: string, status: Exclude<DeliveryStatus, 'pending'>): void {
@@ -573,7 +440,7 @@ export class ClientAlerting {
   }
 
   /** Records the deliveries as they stand now; writes for one alert run one after another, none is lost. */
-  #persist(tracked: Tracked): void {
+  #persist(tracked: TrackedAlert): void {
     if (tracked.writeQueued) return;
     tracked.writeQueued = true;
     tracked.write = this.#track(
@@ -597,134 +464,6 @@ export class ClientAlerting {
       }),
     );
   }
-
-  /** A place among the deliveries running at once: true when given one, false when refused. */
-  #admit(): Promise<boolean> {
-    if (this.#draining.signal.aborted) return Promise.resolve(false);
-    if (this.#running < MAX_RUNNING) {
-      this.#running += 1;
-      return Promise.resolve(true);
-    }
-    if (this.#waiting.length >= MAX_WAITING) return Promise.resolve(false);
-    return new Promise<boolean>((resolve) => {
-      this.#waiting.push((admitted) => {
-        if (admitted) this.#running += 1;
-        resolve(admitted);
-      });
-    });
-  }
-
-  #release(): void {
-    this.#running -= 1;
-    this.#waiting.shift()?.(true);
-  }
-}
-
-/**
- * The client's alerts (`client.alerts`): an {@link AlertStore} whose `add` also delivers the alert to every started
- * integration, and which can deliver again what failed. `POST /alerts` and the alerts the client raises itself take
- * the same path.
- *
- * @example
- * ```ts
- * const alert = await client.alerts.add({ title: 'Known C2', severity: 'high', indicators: [{ type: 'ip', value: ip }] });
- * await client.alerts.settled();
- * (await client.alerts.get(alert.id))?.deliveries; // [{integration: 'siem', status: 'delivered', attempts: 1, ...}]
- * await client.alerts.redeliver(alert.id); // again to those not delivered
- * ```
- */
-export class ClientAlerts implements AlertStore {
-  readonly #alerting: ClientAlerting;
-
-  constructor(alerting: ClientAlerting) {
-    this.#alerting = alerting;
-  }
-
-  /**
-   * The store the alerts are kept in: the memory one unless the client was given another, or a started storage
-   * integration's (`integrations.storage`) while the client runs.
-   */
-  get store(): AlertStore {
-    return this.#alerting.store;
-  }
-
-  get #store(): AlertStore {
-    return this.#alerting.store;
-  }
-
-  /**
-   * Validates and stores an alert (either documented form), then delivers it to every started integration in the
-   * background; resolves with the stored alert, its deliveries `pending`.
-   *
-   * @throws {ValidationError} naming every field that is wrong.
-   */
-  add(input: AlertInput): Promise<Alert> {
-    return this.#alerting.add(input);
-  }
-
-  get(id: string): Promise<Alert | undefined> {
-    return this.#store.get(id);
-  }
-
-  list(query?: AlertQuery): Promise<AlertPage> {
-    return this.#store.list(query);
-  }
-
-  updateDeliveries(id: string, deliveries: readonly AlertDelivery[]): Promise<Alert | undefined> {
-    return this.#store.updateDeliveries(id, deliveries);
-  }
-
-  /**
-   * Delivers the alert again to each started integration whose delivery is not `delivered`, with the same retries;
-   * resolves with the alert as stored once those deliveries have ended (undefined when the store does not hold it).
-   */
-  redeliver(id: string): Promise<Alert | undefined> {
-    return this.#alerting.redeliver(id);
-  }
-
-  /** Resolves once every alert raised so far is stored and every delivery started so far has ended and is recorded. */
-  settled(): Promise<void> {
-    return this.#alerting.settled();
-  }
-
-  /**
-   * Waits for the alert a correlation raised to reach one integration: resolves with that delivery's record
-   * (`delivered`, or `failed`/`pending` with `lastError`) once its attempts have ended. `correlation` is the object
-   * `client.correlate` returned; a duplicate of an alert still being delivered waits for that alert. Undefined when
-   * no alert was raised (not a threat, alerting off, below `minSeverity`, deduplicated within `dedupeWindowMs`) or it
-   * was not delivered to that integration (not started then). An alert that did not reach every integration does not
-   * deduplicate the next conclusion of its indicator, which raises it again: a caller that retries on a failed
-   * delivery gets a new one. A queue pipeline waits for it before acknowledging a threat.
-   *
-   * @example
-   * ```ts
-   * const correlation = await client.correlate(indicator);
-   * const delivery = await client.alerts.deliveryOf(correlation, 'siem');
-   * if (delivery && delivery.status !== 'delivered') throw new Error(`alert not delivered: ${delivery.lastError}`);
-   * ```
-   *
-   * @throws the alert store's error when the alert could not be stored.
-   */
-  deliveryOf(correlation: object, integration: string): Promise<AlertDelivery | undefined> {
-    return this.#alerting.deliveryOf(correlation, integration);
-  }
-
-  /** Final delivery outcomes by integration since the client was made (`threatlib_alert_deliveries_total`). */
-  deliveryCounts(): Record<string, AlertDeliveryCounts> {
-    return this.#alerting.deliveryCounts();
-  }
-
-  close(): Promise<void> {
-    return this.#store.close?.() ?? Promise.resolve();
-  }
-}
-
-/** A copy of the delivery `tracked` records for `integration`, as it stands. */
-function outcomeOf(tracked: Tracked, integration: string): AlertDelivery {
-  const found = tracked.deliveries.find((delivery) => delivery.integration === integration);
-  return found
-    ? { ...found }
-    : { integration, status: 'failed', attempts: 0, lastError: 'no outcome was recorded for this delivery' };
 }
 
 /** Waits for `work` to settle, or for `ms` to pass on `clock`, whichever comes first; leaves no timer. */
@@ -741,11 +480,3 @@ async function settleWithin(work: Promise<unknown>, ms: number, clock: Clock): P
 }
 
 function noop(): void {}
-
-/**
- * The alert an integration's `sendAlert` gets: the record itself when core validated it (frozen, so no integration
- * can change what another gets), else a copy of its own.
- */
-function handedOver(alert: Alert): Alert {
-  return isNormalisedAlert(alert) ? alert : structuredClone(alert);
-}

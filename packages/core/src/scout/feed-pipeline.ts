@@ -1,88 +1,29 @@
-import { cacheKey, fingerprint } from '../cache/cache-key.js';
+// The pipeline between "ask feed F about indicator I" and the request itself: the cache, in-flight deduplication,
+// the circuit breaker, the scheduler (quota and concurrency), retries and the lookup's time limit. Each feed's state
+// is feed-status-board.ts; the cache of answers feed-answer-cache.ts.
+
 import type { CacheStore } from '../cache/cache-store.js';
-import { sha256Hex } from '../cache/sha256.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { RateLimitError } from '../errors/rate-limit-error.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { ThreatEvents } from '../events/threat-events.js';
-import type { Feed, FeedLookupResult } from '../feeds/feed.js';
+import type { Feed } from '../feeds/feed.js';
 import { failure, retryAfter } from '../feeds/feed-response.js';
 import type { FeedResult, FeedStatus } from '../feeds/feed-result.js';
 import type { HttpClient } from '../http/http-client.js';
 import type { Indicator } from '../indicators/index.js';
 import type { Logger } from '../logging/logger.js';
-import { type BreakerStatus, CircuitBreaker, type FeedBreaker } from '../scheduler/circuit-breaker.js';
+import type { CircuitBreaker, FeedBreaker } from '../scheduler/circuit-breaker.js';
 import type { Clock } from '../scheduler/clock.js';
-import type { WindowStatus } from '../scheduler/feed-quota.js';
 import type { FeedScheduler } from '../scheduler/feed-scheduler.js';
 import { isoTime } from '../scheduler/iso-time.js';
-import { LatencyTracker } from '../scheduler/latency-tracker.js';
 import { isRetryable, retryDelay } from '../scheduler/retry-policy.js';
 import type { CorsProxy } from './cors-proxy.js';
+import { answerKey, cacheAnswer, cachedAnswer } from './feed-answer-cache.js';
 import { executeFeedRequest, type FeedRequest } from './feed-runner.js';
+import { type FeedMonitor, FeedStatusBoard, type FeedStatusReport } from './feed-status-board.js';
 
-/** One feed's state, as `client.feedStatus()` reports it (and the REST `/feeds/status` returns it). */
-export interface FeedStatusReport {
-  feed: string;
-  name: string;
-  /** Whether it can be asked: it needs no key, or has one. */
-  configured: boolean;
-  breaker: BreakerStatus;
-  /** Its quota windows and what is left of each. */
-  quota: WindowStatus[];
-  /** The quota in words (`4/minute, 500/day`). */
-  limits: string;
-  /** ISO 8601, while the feed has asked us to wait. */
-  pausedUntil?: string;
-  /** Requests waiting for quota or a slot, and running. */
-  queued: number;
-  inFlight: number;
-  requests: {
-    /** Requests sent to the feed (retries included). */
-    sent: number;
-    /** Of those, retries. */
-    retries: number;
-    /** Answers served from the cache instead. */
-    cacheHits: number;
-    /** Lookups that shared a request already in flight. */
-    deduplicated: number;
-    /** Final results by status. */
-    byStatus: Partial<Record<FeedStatus, number>>;
-  };
-  lastError?: { message: string; status: FeedStatus; at: string };
-  /** Present while the feed's latest answer was a refusal of its API key (HTTP 401/403); a later answer clears it. */
-  keyRejected?: { at: string; statusCode?: number };
-  /** Request latency over the last 1,000 requests. */
-  latencyMs: { p50: number | null; p95: number | null; samples: number };
-}
-
-interface FeedStats {
-  sent: number;
-  retries: number;
-  cacheHits: number;
-  deduplicated: number;
-  byStatus: Partial<Record<FeedStatus, number>>;
-  lastError?: { message: string; status: FeedStatus; at: string };
-  keyRejected?: { at: string; statusCode?: number };
-  /** The failure being counted against the breaker, so that an alert about its opening can say what failed. */
-  failing?: FeedResult;
-  latency: LatencyTracker;
-  breaker: FeedBreaker;
-}
-
-/**
- * Told when a feed needs a person's attention (the client's monitoring alerts). Called in the middle of a lookup:
- * it must return at once; whatever it throws is caught and logged.
- */
-export interface FeedMonitor {
-  /** The feed's breaker has just opened; `failure` is the failure that opened it. */
-  breakerOpened(
-    feed: string,
-    detail: { breaker: BreakerStatus; failure?: { status: FeedStatus; message: string } },
-  ): void;
-  /** The feed refused its API key. */
-  keyRejected(feed: string, detail: { statusCode?: number; message: string }): void;
-}
+export type { FeedMonitor, FeedStatusReport };
 
 /** The time limit of the lookup a request belongs to (`performance.lookupTimeout`, or the call's `timeoutMs`). */
 export interface LookupLimit {
@@ -157,11 +98,12 @@ const BREAKER_FAILURES: ReadonlySet<FeedStatus> = new Set(['error', 'timeout', '
  */
 export class FeedPipeline {
   readonly #deps: FeedPipelineDeps;
-  readonly #stats = new Map<string, FeedStats>();
+  readonly #board: FeedStatusBoard;
   readonly #inFlight = new Map<string, Flight>();
 
   constructor(deps: FeedPipelineDeps) {
     this.#deps = deps;
+    this.#board = new FeedStatusBoard(deps);
   }
 
   /**
@@ -215,20 +157,9 @@ export class FeedPipeline {
     callerSignal: AbortSignal,
     state: { flight?: Flight },
   ): Promise<FeedResult> {
-    const stats = this.#statsOf(feed.id);
-    const key = cacheKey({
-      feed: feed.id,
-      type: indicator.type,
-      value: indicator.value,
-      // Whatever changes the answer: the endpoint, the feed's options, which key asks (never the key itself).
-      fingerprint: fingerprint([
-        request.endpoint,
-        request.options,
-        request.apiKey === undefined ? null : sha256Hex(request.apiKey),
-        request.includeRaw,
-      ]),
-    });
-    const cached = await this.#fromCache(key);
+    const stats = this.#board.of(feed.id);
+    const key = answerKey(feed.id, indicator, request);
+    const cached = await cachedAnswer(this.#deps, key);
     callerSignal.throwIfAborted();
     if (cached) {
       stats.cacheHits += 1;
@@ -332,39 +263,15 @@ export class FeedPipeline {
     } else {
       result = { ...base, ...failure('timeout', limitMessage(feed.id, limit)) };
     }
-    const stats = this.#statsOf(feed.id);
+    const stats = this.#board.of(feed.id);
     stats.byStatus[result.status] = (stats.byStatus[result.status] ?? 0) + 1;
-    this.#report(result);
+    this.#board.report(result);
     return result;
   }
 
   /** The state of each feed in `feeds`. */
   status(feeds: ReadonlyArray<{ feed: Feed; configured: boolean }>): FeedStatusReport[] {
-    return feeds.map(({ feed, configured }) => {
-      const stats = this.#statsOf(feed.id);
-      const schedule = this.#deps.scheduler.status(feed.id);
-      return {
-        feed: feed.id,
-        name: feed.name,
-        configured,
-        breaker: stats.breaker.status(),
-        quota: schedule.quota,
-        limits: schedule.limits,
-        ...(schedule.pausedUntil ? { pausedUntil: schedule.pausedUntil } : {}),
-        queued: schedule.queued,
-        inFlight: schedule.inFlight,
-        requests: {
-          sent: stats.sent,
-          retries: stats.retries,
-          cacheHits: stats.cacheHits,
-          deduplicated: stats.deduplicated,
-          byStatus: { ...stats.byStatus },
-        },
-        ...(stats.lastError ? { lastError: { ...stats.lastError } } : {}),
-        ...(stats.keyRejected ? { keyRejected: { ...stats.keyRejected } } : {}),
-        latencyMs: stats.latency.percentiles(),
-      };
-    });
+    return this.#board.status(feeds);
   }
 
   async #fetch(
@@ -375,7 +282,7 @@ export class FeedPipeline {
     flight: Flight,
   ): Promise<FeedResult> {
     const { config, clock, scheduler, events } = this.#deps;
-    const stats = this.#statsOf(feed.id);
+    const stats = this.#board.of(feed.id);
     const base = { feed: feed.id, indicator: indicator.value, type: indicator.type, cached: false };
     const attempts = config.performance.retryAttempts + 1;
     const { limit, timeoutMs, deadline, deadlineName, ...rest } = request;
@@ -471,8 +378,8 @@ export class FeedPipeline {
     const final = result as FeedResult;
     stats.byStatus[final.status] = (stats.byStatus[final.status] ?? 0) + 1;
     if (final.status === 'ok' || final.status === 'not_found') stats.keyRejected = undefined;
-    this.#report(final);
-    if (final.status === 'ok' || final.status === 'not_found') await this.#toCache(key, final);
+    this.#board.report(final);
+    if (final.status === 'ok' || final.status === 'not_found') await cacheAnswer(this.#deps, key, final);
     return final;
   }
 
@@ -504,111 +411,6 @@ export class FeedPipeline {
       if (wait !== undefined && wait > 0) this.#deps.scheduler.pause(feed, now + wait);
     }
     return result;
-  }
-
-  #report(result: FeedResult): void {
-    const { events, logger, clock } = this.#deps;
-    if (result.status === 'ok' || result.status === 'not_found' || result.status === 'unsupported') return;
-    const stats = this.#statsOf(result.feed);
-    const message =
-      result.status === 'auth_error'
-        ? `The API key for ${result.feed} is invalid or was refused${result.error?.statusCode ? ` (HTTP ${result.error.statusCode})` : ''}`
-        : (result.error?.message ?? `${result.feed} failed: ${result.status}`);
-    const at = new Date(clock.now()).toISOString();
-    stats.lastError = { message, status: result.status, at };
-    if (result.status === 'auth_error') {
-      const statusCode = result.error?.statusCode;
-      stats.keyRejected = { at, ...(statusCode === undefined ? {} : { statusCode }) };
-      this.#tellMonitor((monitor) =>
-        monitor.keyRejected(result.feed, { message, ...(statusCode === undefined ? {} : { statusCode }) }),
-      );
-    }
-    if (result.status === 'rate_limited') {
-      logger.warn({ feed: result.feed, retryAfterMs: result.error?.retryAfterMs }, message);
-      return;
-    }
-    const context = {
-      status: result.status,
-      indicator: result.indicator,
-      ...(result.error?.statusCode === undefined ? {} : { statusCode: result.error.statusCode }),
-    };
-    events.emit('feedError', { message, context }, result.feed);
-    logger.warn({ feed: result.feed, ...context }, message);
-  }
-
-  async #fromCache(key: string): Promise<FeedLookupResult | undefined> {
-    const cache = this.#deps.cache;
-    if (!cache) return undefined;
-    try {
-      return (await cache.get<FeedLookupResult>(key))?.value;
-    } catch (error) {
-      // A cache outage costs requests, never answers.
-      this.#deps.logger.warn({ category: 'cache', err: error }, 'cache read failed; asking the feed');
-      return undefined;
-    }
-  }
-
-  async #toCache(key: string, result: FeedResult): Promise<void> {
-    const cache = this.#deps.cache;
-    if (!cache) return;
-    const { caching } = this.#deps.config;
-    const ttl = result.verdict === 'malicious' || result.verdict === 'suspicious' ? caching.ttl : caching.negativeTtl;
-    const { feed: _f, indicator: _i, type: _t, cached: _c, durationMs: _d, ...value } = result;
-    try {
-      await cache.set(key, value, ttl);
-    } catch (error) {
-      this.#deps.logger.warn({ category: 'cache', err: error }, 'cache write failed; the answer is returned uncached');
-    }
-  }
-
-  /** Calls the monitor, if any, without letting it fail the lookup. */
-  #tellMonitor(call: (monitor: FeedMonitor) => void): void {
-    const monitor = this.#deps.monitor;
-    if (!monitor) return;
-    try {
-      call(monitor);
-    } catch (error) {
-      this.#deps.logger.error({ err: error }, 'feed monitor failed; the lookup goes on');
-    }
-  }
-
-  #statsOf(feed: string): FeedStats {
-    let stats = this.#stats.get(feed);
-    if (!stats) {
-      const opened = () => {
-        const failing = this.#stats.get(feed)?.failing;
-        this.#tellMonitor((monitor) =>
-          monitor.breakerOpened(feed, {
-            breaker: (this.#stats.get(feed)?.breaker ?? local).status(),
-            ...(failing
-              ? { failure: { status: failing.status, message: failing.error?.message ?? failing.status } }
-              : {}),
-          }),
-        );
-      };
-      const { breakerFor } = this.#deps;
-      const local = new CircuitBreaker(this.#deps.config.performance.circuitBreaker, this.#deps.clock, (state) => {
-        this.#deps.logger.warn({ feed, breaker: state }, `${feed} circuit breaker is now ${state.replace('_', '-')}`);
-        // A shared breaker tells when the cluster's opens; this one then only mirrors this client's own view.
-        if (state === 'open' && !breakerFor) opened();
-      });
-      stats = {
-        sent: 0,
-        retries: 0,
-        cacheHits: 0,
-        deduplicated: 0,
-        byStatus: {},
-        latency: new LatencyTracker(),
-        breaker: breakerFor
-          ? breakerFor(feed, local, () => {
-              this.#deps.logger.warn({ feed, breaker: 'open' }, `${feed} circuit breaker is now open for the cluster`);
-              opened();
-            })
-          : local,
-      };
-      this.#stats.set(feed, stats);
-    }
-    return stats;
   }
 }
 

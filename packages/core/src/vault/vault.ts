@@ -1,93 +1,34 @@
+// The vault: an encrypted store of API keys, locked and unlocked, re-encrypted on change and on rotation, saved
+// atomically, locking itself when idle. What it is made with is vault-settings.ts, the secrets it holds while
+// unlocked unlocked-state.ts, what it accepts vault-entry.ts.
+
 import { toBase64 } from '../bytes/base64.js';
-import { copyBytes, type HostBytes, hostView, utf8Bytes } from '../bytes/host-bytes.js';
+import type { HostBytes } from '../bytes/host-bytes.js';
 import { ValidationError } from '../errors/validation-error.js';
 import type { AuditEvent } from '../events/audit-event.js';
 import { EventBus } from '../events/event-bus.js';
-import type { Logger } from '../logging/logger.js';
-import type { Clock } from '../scheduler/clock.js';
 import { INSPECT_CUSTOM, type InspectFunction, type InspectOptions, inspectView } from '../security/redacted-view.js';
 import { vaultFileSystem, writeFileAtomic } from './atomic-write.js';
 import { guardAgainstDumps } from './dump-guard.js';
 import { type EnvelopeKdf, fromBase64, parseEnvelope, serializeEnvelope, type VaultEnvelope } from './envelope.js';
-import { kdfParamsFor } from './kdf.js';
-import { decodePayload, encodePayload } from './payload.js';
-import { ProtectedBytes, type ProtectionOptions } from './protected-bytes.js';
-import { deriveVaultKeys, newSalt, sealEnvelope, unsealEnvelope } from './seal.js';
-import { VaultCorruptError } from './vault-corrupt-error.js';
+import { ProtectedBytes } from './protected-bytes.js';
+import { newSalt } from './seal.js';
+import {
+  deriveWith,
+  discard,
+  newOpenState,
+  type OpenState,
+  openEnvelope,
+  protect,
+  protectionOf,
+  seal,
+} from './unlocked-state.js';
+import { checkEntry, checkPassword, checkRotatedKeys } from './vault-entry.js';
 import { VaultLockedError } from './vault-locked-error.js';
+import type { LockReason, VaultEvents, VaultSettings } from './vault-settings.js';
 
-/** Why a vault locked. */
-export type LockReason = 'manual' | 'timeout' | 'stop';
+export type { LockReason, RotatedKeys, RotateKeysCallback, VaultEvents, VaultSettings } from './vault-settings.js';
 
-/** Events a {@link Vault} emits on `vault.events`. The client forwards them as `vaultLocked` and `audit`. */
-export interface VaultEvents {
-  /** The vault locked: its keys were erased from memory. */
-  locked: [reason: LockReason];
-  /** The vault was unlocked. */
-  unlocked: [];
-  /** An auditable action (see {@link AuditEvent}); never holds a secret. */
-  audit: [event: AuditEvent];
-  /**
-   * Work the vault did on its own failed: a timed rotation, or the re-encryption that follows `set` and `delete`
-   * (then `sealed()` and `save()` reject with the same error).
-   */
-  error: [error: unknown, during: 'rotation' | 'sealing'];
-}
-
-/**
- * Called by `rotate()` (and timed rotation) before the vault is re-encrypted: rotate the API keys at their vendors
- * and return the new ones by feed id, or return nothing to keep them. It gets feed ids only; `vault.get(feed)` is
- * there if the old key is needed to ask for a new one. It must not await `vault.rotate()`, `unlock()` or `save()`:
- * those wait for the rotation in progress, which waits for the callback. If it throws, nothing changes.
- */
-export type RotateKeysCallback = (context: {
-  feeds: readonly string[];
-  vault: Vault;
-}) => RotatedKeys | Promise<RotatedKeys>;
-
-/** What a {@link RotateKeysCallback} returns: new keys by feed id, or nothing to keep the keys as they are. */
-// biome-ignore lint/suspicious/noConfusingVoidType: void lets a callback that returns nothing (async or not) type-check.
-export type RotatedKeys = Record<string, string> | undefined | void;
-
-/** Everything a vault needs, resolved (see `ThreatClient.createVault` for the options users give). */
-export interface VaultSettings {
-  /** KDF of a new vault (an opened vault keeps the one it was made with). */
-  keyDerivation: 'argon2id' | 'pbkdf2';
-  /** PBKDF2 iterations of a new vault. */
-  iterations: number;
-  /** Salt bytes of a new vault. */
-  saltSize: number;
-  /** GCM tag bytes of a new vault. */
-  tagSize: number;
-  /** Lock after `lockTimeout` ms without a `get`. */
-  autoLock: boolean;
-  lockTimeout: number;
-  /** Rotate every `rotationInterval` ms, counted from the envelope's `rotatedAt`. */
-  rotationEnabled: boolean;
-  rotationInterval: number;
-  onRotate?: RotateKeysCallback | undefined;
-  /** Zero key bytes when they are dropped. */
-  secureErase: boolean;
-  /** Hold keys XOR-masked in memory. */
-  obfuscateKeys: boolean;
-  /** Apply the best-effort process measures of `guardAgainstDumps` and log its warnings. */
-  preventDumps: boolean;
-  /** Where `save()` and rotation write by default. */
-  path?: string | undefined;
-  clock: Clock;
-  logger: Logger;
-}
-
-/** The keys and secrets held while the vault is unlocked; all erased on lock. */
-interface OpenState {
-  keys: Map<string, ProtectedBytes>;
-  /** Kept only while unlocked, so that rotation can derive a key from a fresh salt. */
-  password: ProtectedBytes;
-  encryptionKey: ProtectedBytes;
-  keyCheck: HostBytes;
-}
-
-const FEED_ID = /^[a-z][a-z0-9_-]{0,63}$/;
 // Node runs a longer timeout after 1 ms (with a warning); longer waits are re-armed in steps.
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -159,26 +100,8 @@ export class Vault {
     settings: VaultSettings,
   ): Promise<Vault> {
     checkPassword(password);
-    const protection = protectionOf(settings);
     const entries = Object.entries(keys).map(([feed, key]) => [feed, checkEntry(feed, key)] as const);
-    const kdf: EnvelopeKdf = {
-      ...kdfParamsFor(settings),
-      salt: toBase64(newSalt(settings.saltSize)),
-    };
-    const passwordBytes = ProtectedBytes.fromString(password, protection);
-    let derived: Awaited<ReturnType<typeof deriveWith>>;
-    try {
-      derived = await deriveWith(passwordBytes, kdf);
-    } catch (error) {
-      passwordBytes.erase();
-      throw error;
-    }
-    const state: OpenState = {
-      keys: new Map(entries.map(([feed, key]) => [feed, protect(key, protection)])),
-      password: passwordBytes,
-      encryptionKey: new ProtectedBytes(derived.encryptionKey, protection),
-      keyCheck: derived.keyCheck,
-    };
+    const { state, kdf } = await newOpenState(password, entries, settings);
     const envelope = await seal(state, kdf, settings.tagSize, isoTime(settings.clock.now()));
     return new Vault(envelope, state.keys.keys(), state, settings);
   }
@@ -362,13 +285,8 @@ export class Vault {
       if (this.#settings.onRotate) {
         const fresh = await this.#settings.onRotate({ feeds: this.keys(), vault: this });
         state = this.#requireOpen('storing the keys onRotate returned', [], state);
-        if (fresh !== undefined && fresh !== null) {
-          if (typeof fresh !== 'object') {
-            throw new ValidationError('onRotate result', [
-              { path: '(root)', message: 'expected an object of feed id -> new key, or nothing' },
-            ]);
-          }
-          const checked = Object.entries(fresh).map(([feed, key]) => [feed, checkEntry(feed, key)] as const);
+        const checked = checkRotatedKeys(fresh);
+        if (checked !== undefined) {
           const protection = protectionOf(this.#settings);
           for (const [feed, key] of checked) {
             state.keys.get(feed)?.erase();
@@ -566,108 +484,6 @@ export class Vault {
     this.#queue = run.catch(() => {});
     return run;
   }
-}
-
-async function openEnvelope(
-  envelope: VaultEnvelope,
-  password: ProtectedBytes,
-  protection: ProtectionOptions,
-  path: string | undefined,
-): Promise<{ state: OpenState; feeds: string[] }> {
-  const derived = await deriveWith(password, envelope.kdf);
-  let payload: HostBytes;
-  try {
-    payload = await unsealEnvelope(envelope, derived, path);
-  } catch (error) {
-    derived.encryptionKey.fill(0);
-    derived.keyCheck.fill(0);
-    throw error;
-  }
-  try {
-    const decoded = decodePayload(payload);
-    if ('problem' in decoded) {
-      derived.encryptionKey.fill(0);
-      throw new VaultCorruptError('ciphertext', `Vault${path ? ` ${path}` : ''} is corrupt: ${decoded.problem}`, {
-        ...(path ? { path } : {}),
-      });
-    }
-    return {
-      state: {
-        keys: new Map(decoded.entries.map(({ feed, key }) => [feed, new ProtectedBytes(key, protection)])),
-        password,
-        encryptionKey: new ProtectedBytes(derived.encryptionKey, protection),
-        keyCheck: derived.keyCheck,
-      },
-      feeds: decoded.entries.map((entry) => entry.feed),
-    };
-  } finally {
-    payload.fill(0);
-  }
-}
-
-async function deriveWith(password: ProtectedBytes, kdf: EnvelopeKdf) {
-  // The KDF runs on the thread pool: hand it a copy and zero the copy when it is done.
-  const plain = password.copy();
-  try {
-    return await deriveVaultKeys(plain, kdf);
-  } finally {
-    plain.fill(0);
-  }
-}
-
-/**
- * Encrypts what `state` holds into an envelope. Everything it needs is copied before it returns (the keys into the
- * payload, the encryption key, the key check), so the state may be locked and erased while the encryption runs; the
- * copies are zeroed when it ends.
- */
-function seal(state: OpenState, kdf: EnvelopeKdf, tagLength: number, rotatedAt: string): Promise<VaultEnvelope> {
-  const entries = [...state.keys.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  const plain = entries.map(([feed, key]) => ({ feed, key: key.copy() }));
-  let payload: HostBytes;
-  try {
-    payload = encodePayload(plain);
-  } finally {
-    for (const entry of plain) entry.key.fill(0);
-  }
-  const encryptionKey = state.encryptionKey.copy();
-  const keyCheck = copyBytes(state.keyCheck);
-  return sealEnvelope(payload, { encryptionKey, keyCheck, kdf, tagLength, rotatedAt }).finally(() => {
-    payload.fill(0);
-    encryptionKey.fill(0);
-    keyCheck.fill(0);
-  });
-}
-
-function discard(state: OpenState): void {
-  for (const key of state.keys.values()) key.erase();
-  state.encryptionKey.erase();
-  state.keyCheck.fill(0);
-}
-
-function protectionOf(settings: VaultSettings): ProtectionOptions {
-  return { obfuscate: settings.obfuscateKeys, secureErase: settings.secureErase };
-}
-
-function protect(key: HostBytes, protection: ProtectionOptions): ProtectedBytes {
-  return new ProtectedBytes(key, protection);
-}
-
-function checkPassword(password: unknown): asserts password is string {
-  if (typeof password !== 'string' || password.length === 0) {
-    throw new ValidationError('vault password', [{ path: 'password', message: 'expected a non-empty string' }]);
-  }
-}
-
-/** Checks one entry and returns its key as bytes the vault owns (a Uint8Array is taken over, not copied). */
-function checkEntry(feed: string, key: unknown): HostBytes {
-  if (!FEED_ID.test(feed)) {
-    throw new ValidationError('vault entry', [
-      { path: feed, message: 'a feed id is lower-case letters, digits, "_" or "-", starting with a letter' },
-    ]);
-  }
-  if (typeof key === 'string' && key.length > 0) return utf8Bytes(key);
-  if (key instanceof Uint8Array && key.length > 0) return hostView(key);
-  throw new ValidationError('vault entry', [{ path: feed, message: 'expected a non-empty key (string or bytes)' }]);
 }
 
 function errorCode(error: unknown): string {
