@@ -1,6 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// The integrations a client builds from its configuration, and those registered by hand.
 import { describe, expect, it } from 'vitest';
 import type { Alert } from '../alerts/alert.js';
 import type { ThreatConfig } from '../config/schema.js';
@@ -9,82 +7,14 @@ import { IntegrationError } from '../errors/integration-error.js';
 import type { Integration, IntegrationContext } from '../integration/integration.js';
 import type { IntegrationFactory } from '../integration/integration-factory.js';
 import { INTEGRATION_PACKAGES } from '../integration/integration-packages.js';
-import { silentLogger } from '../logging/logger.js';
-import { ThreatClient, type ThreatClientOptions } from './threat-client.js';
-
-const listFile = join(mkdtempSync(join(tmpdir(), 'threatlib-integrations-')), 'blocklist.txt');
-writeFileSync(listFile, 'evil.threatlib-test.net\n');
-/** Asks no feed: a local blocklist is the only source. */
-const offline: ThreatConfig = { sources: [], strategy: 'aggressive', lists: [{ name: 'blocklist', file: listFile }] };
-
-/** The documented SIEM options (INTERFACE.md 4.2). */
-const siemOptions = {
-  platform: 'siem_a',
-  host: 'siem.example',
-  port: 8088,
-  credentials: { token: 'not-a-real-token' },
-  timeout: 30_000,
-  retries: 3,
-};
-
-/** An integration as a factory returns it: a plain value, each call written into `log`. */
-function fakeIntegration(name: string, log: string[], failOn?: 'start' | 'stop'): Integration {
-  return {
-    specificationVersion: 'v1',
-    async start() {
-      log.push(`start ${name}`);
-      if (failOn === 'start') throw new Error(`${name} refused the connection`);
-    },
-    async stop() {
-      log.push(`stop ${name}`);
-      if (failOn === 'stop') throw new Error(`${name} hung up badly`);
-    },
-    async sendAlert(alert: Alert) {
-      return { received: alert.title };
-    },
-    async enrichIndicator() {
-      return undefined;
-    },
-  };
-}
-
-/** A fake package exporting the factory `key` needs, logging each creation with its options and context. */
-function fakePackage(
-  key: keyof typeof INTEGRATION_PACKAGES,
-  log: string[],
-  failOn?: 'start' | 'stop',
-  contexts: IntegrationContext[] = [],
-) {
-  const factory: IntegrationFactory = (options, context) => {
-    log.push(`create ${key} ${JSON.stringify(options)} at ${context.optionsPath}`);
-    contexts.push(context);
-    return fakeIntegration(key, log, failOn);
-  };
-  return { [INTEGRATION_PACKAGES[key].factory]: factory };
-}
-
-/** A loader serving `modules`; anything else is not installed (rejected as Node rejects a missing package). */
-function loaderOf(
-  modules: Record<string, unknown>,
-  asked: string[] = [],
-): ThreatClientOptions['loadIntegrationPackage'] {
-  return async (name) => {
-    asked.push(name);
-    if (Object.hasOwn(modules, name)) return modules[name];
-    throw notInstalled(name);
-  };
-}
-
-/** The error Node's `import()` rejects with when `name` is not installed. */
-function notInstalled(name: string): Error {
-  return Object.assign(new Error(`Cannot find package '${name}' imported from ${import.meta.url}`), {
-    code: 'ERR_MODULE_NOT_FOUND',
-  });
-}
-
-function client(config: Partial<ThreatConfig>, options: ThreatClientOptions = {}): ThreatClient {
-  return new ThreatClient({ ...offline, ...config } as ThreatConfig, { env: false, logger: silentLogger, ...options });
-}
+import {
+  client,
+  fakeIntegration,
+  fakePackage,
+  loaderOf,
+  notInstalled,
+  siemOptions,
+} from './integration-fakes.test-suite.js';
 
 describe('integrations built from configuration', () => {
   it('creates, starts and stops a configured integration with the factory its package exports', async () => {
@@ -457,85 +387,6 @@ describe('registerIntegration with methods written as instance fields', () => {
     }
     expect(() => client({}).registerIntegration('half', HalfArrow as never)).toThrow(
       'Integration "half" does not implement the Integration contract: missing enrichIndicator',
-    );
-  });
-});
-
-describe('the integration enterprise.siemIntegration builds', () => {
-  const forwarding = { enabled: true, endpoint: 'syslog+tls://127.0.0.1:6514', format: 'cef' } as const;
-
-  it('is built by @threatlib/siem’s createSiemForwarderIntegration from the option, after the integrations', async () => {
-    const log: string[] = [];
-    const contexts: IntegrationContext[] = [];
-    const forwarder: IntegrationFactory = (options, context) => {
-      log.push(`create siemForwarder ${JSON.stringify(options)} at ${context.optionsPath}`);
-      contexts.push(context);
-      return fakeIntegration('siemForwarder', log);
-    };
-    const c = client(
-      { integrations: { siem: siemOptions }, enterprise: { siemIntegration: forwarding } },
-      {
-        loadIntegrationPackage: loaderOf({
-          '@threatlib/siem': { ...fakePackage('siem', log), createSiemForwarderIntegration: forwarder },
-        }),
-      },
-    );
-    await c.start();
-    expect(log).toEqual([
-      `create siem ${JSON.stringify(siemOptions)} at integrations.siem`,
-      `create siemForwarder ${JSON.stringify(forwarding)} at enterprise.siemIntegration`,
-      'start siem',
-      'start siemForwarder',
-    ]);
-    expect(c.integration('siemForwarder')).toBeDefined();
-    // The context reads the client's own configuration, as every integration's does.
-    expect(contexts[0]?.client.config.enterprise.siemIntegration).toEqual(forwarding);
-    await c.stop();
-    expect(log.slice(-2)).toEqual(['stop siemForwarder', 'stop siem']);
-  });
-
-  it('is not built while the option is off, nor from integrations.siemForwarder', async () => {
-    const asked: string[] = [];
-    const off = client(
-      { enterprise: { siemIntegration: { ...forwarding, enabled: false } } },
-      { loadIntegrationPackage: loaderOf({}, asked) },
-    );
-    expect(await off.start()).toBeUndefined();
-    expect(asked).toEqual([]);
-    await off.stop();
-    const misplaced = client({ integrations: { siemForwarder: forwarding } }, { loadIntegrationPackage: loaderOf({}) });
-    await expect(misplaced.start()).rejects.toThrow(
-      /^integrations\.siemForwarder is configured but no integration is registered under "siemForwarder"/,
-    );
-  });
-
-  it('names the option and the package to install when @threatlib/siem is absent', async () => {
-    const c = client({ enterprise: { siemIntegration: forwarding } }, { loadIntegrationPackage: loaderOf({}) });
-    await expect(c.start()).rejects.toMatchObject({
-      code: 'INTEGRATION_PACKAGE_MISSING',
-      integration: 'siemForwarder',
-      packages: ['@threatlib/siem'],
-      message:
-        'enterprise.siemIntegration is configured but @threatlib/siem is not installed: npm install @threatlib/siem',
-    });
-  });
-
-  it('reports the package’s refusal of the option under enterprise.siemIntegration', async () => {
-    const refusing: IntegrationFactory = () => {
-      throw new ConfigurationError([{ path: 'format', message: 'expected one of json, cef, leef' }]);
-    };
-    const c = client(
-      { enterprise: { siemIntegration: forwarding } },
-      { loadIntegrationPackage: loaderOf({ '@threatlib/siem': { createSiemForwarderIntegration: refusing } }) },
-    );
-    await expect(c.start()).rejects.toThrow(
-      'Configuration invalid: enterprise.siemIntegration.format: expected one of json, cef, leef',
-    );
-  });
-
-  it('requires an endpoint once enabled', () => {
-    expect(() => client({ enterprise: { siemIntegration: { enabled: true } } })).toThrow(
-      'Configuration invalid: enterprise.siemIntegration.endpoint: required when enabled',
     );
   });
 });

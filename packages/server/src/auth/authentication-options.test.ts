@@ -219,7 +219,10 @@ describe('every option of security.authentication', () => {
     const path = `security.authentication${option}`;
     if ('core' in check) {
       it(`${path} is the client's own: core's every-option test shows it`, () => {
-        const core = readFileSync(new URL('../../../core/src/config/every-option.test.ts', import.meta.url), 'utf8');
+        const core = readFileSync(
+          new URL('../../../core/src/config/every-option/security.test-suite.ts', import.meta.url),
+          'utf8',
+        );
         expect(core).toContain(`'${path}': effect(`);
       });
       continue;
