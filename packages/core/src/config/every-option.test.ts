@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { describeWithRedis, E2E_REDIS, uniquePrefix } from '../cache/redis-e2e.test-suite.js';
 import { ThreatClient } from '../client/threat-client.js';
 import { withCategory } from '../logging/categories.js';
