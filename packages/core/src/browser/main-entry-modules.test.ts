@@ -19,6 +19,17 @@ function sourcesMatching(pattern: RegExp): string[] {
     .sort();
 }
 
+describe("core's main entry bundled for the browser: what loads on first use", () => {
+  it('keeps the argon2 implementations out of what the import loads, reachable on first derivation', {
+    timeout: 60_000,
+  }, async () => {
+    const { all, atImport } = await modulesOf("export * from './src/index.ts';", ROOT);
+    const argon2 = /node_modules\/(@noble\/hashes\/argon2\.js|hash-wasm\/)/;
+    expect(atImport.filter((file) => argon2.test(file))).toEqual([]);
+    expect(all.filter((file) => argon2.test(file)).length).toBeGreaterThan(0);
+  });
+});
+
 describe('zod in a bundle', () => {
   // Zod 4's `z` object holds every API and every locale: `import { z }` keeps all of them in a bundle, while the
   // module namespace (`import * as z`) lets a bundler drop what is not used.

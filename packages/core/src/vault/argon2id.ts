@@ -1,4 +1,3 @@
-import { argon2idAsync } from '@noble/hashes/argon2.js';
 import { nodeBuiltin } from '../runtime/node-builtin.js';
 import { deriveInWorker, workersAvailable } from './argon2id-worker-client.js';
 
@@ -57,12 +56,15 @@ function nativeImplementation(argon2: NodeArgon2): Argon2idImplementation {
 /**
  * `@noble/hashes` Argon2id: no native code and no WebAssembly, so it runs wherever JavaScript does (Node.js before
  * 24.7, a page that cannot start a worker). It works on the calling thread and yields to the event loop every
- * 10 ms, so a server that unlocks a vault keeps answering meanwhile; it zeroes its working memory when done.
+ * 10 ms, so a server that unlocks a vault keeps answering meanwhile; it zeroes its working memory when done. Its code
+ * is imported at its first derivation, so a page's bundler puts it in a chunk loaded then, not with the import of
+ * core (issue 24: the size of a page).
  */
 export const portableArgon2id: Argon2idImplementation = {
   name: 'portable',
-  derive: (input) =>
-    argon2idAsync(input.message, input.nonce, {
+  derive: async (input) => {
+    const { argon2idAsync } = await import('@noble/hashes/argon2.js');
+    return argon2idAsync(input.message, input.nonce, {
       t: input.passes,
       m: input.memory,
       p: input.parallelism,
@@ -72,7 +74,8 @@ export const portableArgon2id: Argon2idImplementation = {
       personalization: input.associatedData,
       // Its own cap (1 GiB by default) is not ours: the vault's parameter limits (KDF_LIMITS) were checked before.
       maxmem: input.memory * 1024,
-    }),
+    });
+  },
 };
 
 /**
