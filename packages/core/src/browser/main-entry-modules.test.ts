@@ -28,6 +28,15 @@ describe("core's main entry bundled for the browser: what loads on first use", (
     expect(atImport.filter((file) => argon2.test(file))).toEqual([]);
     expect(all.filter((file) => argon2.test(file)).length).toBeGreaterThan(0);
   });
+
+  it('keeps oauth4webapi out of what the import loads, reachable at the first token request', {
+    timeout: 60_000,
+  }, async () => {
+    const { all, atImport } = await modulesOf("export * from './src/index.ts';", ROOT);
+    const oauth = /node_modules\/oauth4webapi\//;
+    expect(atImport.filter((file) => oauth.test(file))).toEqual([]);
+    expect(all.filter((file) => oauth.test(file)).length).toBeGreaterThan(0);
+  });
 });
 
 describe('zod in a bundle', () => {

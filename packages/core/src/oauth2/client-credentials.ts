@@ -1,4 +1,4 @@
-import * as oauth from 'oauth4webapi';
+import type * as oauth from 'oauth4webapi';
 import type { HttpClient } from '../http/http-client.js';
 import { HttpError } from '../http/http-error.js';
 import { type Clock, systemClock } from '../scheduler/clock.js';
@@ -119,6 +119,8 @@ export function createOAuth2TokenSource(options: OAuth2TokenSourceOptions): OAut
     const askedAt = clock.now();
     const parameters = new URLSearchParams();
     if (options.scopes && options.scopes.length > 0) parameters.set('scope', options.scopes.join(' '));
+    // Imported at the first token request: a page that never uses OAuth 2.0 does not load it (issue 24, its size).
+    const oauth = await import('./oauth4webapi-grant.js');
     let response: Response | undefined;
     let result: oauth.TokenEndpointResponse;
     try {
@@ -128,7 +130,7 @@ export function createOAuth2TokenSource(options: OAuth2TokenSourceOptions): OAut
       });
       result = await oauth.processClientCredentialsResponse(as, client, response);
     } catch (error) {
-      throw failure(error, response?.status, secret);
+      throw failure(oauth, error, response?.status, secret);
     }
     if (typeof result.scope === 'string' && options.scopes) {
       // An authorization server may grant fewer scopes than asked (RFC 6749 section 3.3) and then says which.
@@ -147,7 +149,12 @@ export function createOAuth2TokenSource(options: OAuth2TokenSourceOptions): OAut
     return result.access_token;
   };
 
-  const failure = (error: unknown, status: number | undefined, secret: string): OAuth2TokenError => {
+  const failure = (
+    oauth: typeof import('./oauth4webapi-grant.js'),
+    error: unknown,
+    status: number | undefined,
+    secret: string,
+  ): OAuth2TokenError => {
     let reason: string;
     let code: string | undefined;
     if (error instanceof oauth.ResponseBodyError) {
