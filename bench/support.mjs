@@ -27,7 +27,7 @@ export function setting(name, full, quick = full) {
  * The project's goals (issue 27), one place for every bench to print them from. `atLeast`: ours / baseline by wall
  * time (median of the rounds' ratios) must reach it; `atMost`: the figure must stay at or under it.
  */
-const GOALS = {
+export const GOALS = {
   'server/scan': { atLeast: 0.9, of: 'req/s, ours / a bare fastify route calling the same client.correlate' },
   'queue/rabbitmq': { atLeast: 0.9, of: 'messages/s, ours / a raw amqplib loop calling the same client.correlate' },
   'queue/kafka': { atLeast: 0.9, of: 'records/s, ours / a raw kafkajs loop calling the same client.correlate' },

@@ -111,3 +111,48 @@ function staticallyReached(inputs: Metafile['inputs'], entry: string): Set<strin
   }
   return reached;
 }
+
+/** The modules of a bundle: every input file, and those a page loads with the entry (the rest only on first use). */
+export interface BundledModules {
+  /**
+   * Every file with code in the bundle (not those tree-shaken to nothing), relative to `root`: a dependency's with
+   * its path under node_modules.
+   */
+  all: string[];
+  /** Of `all`, those reached from the entry through static imports alone, sorted. */
+  atImport: string[];
+}
+
+/**
+ * Bundles `source` (module text, resolved from `root`: `export * as m from './src/x.ts'`) for the browser as
+ * {@link nodeImportsOf} does, and returns its modules: which code a page loads with the import and which only when
+ * an `import()` first runs.
+ */
+export async function modulesOf(source: string, root: string): Promise<BundledModules> {
+  const result = await build({
+    stdin: { contents: source, resolveDir: root, sourcefile: 'entry.ts', loader: 'ts' },
+    absWorkingDir: root,
+    bundle: true,
+    platform: 'browser',
+    format: 'esm',
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+    external: EXTERNAL,
+    plugins: [ownImportsFromSource(root)],
+  });
+  const { inputs, outputs } = result.metafile;
+  // A module esbuild read but tree-shook to nothing is among the inputs; only those with bytes in the output count.
+  const kept = new Set(
+    Object.values(outputs).flatMap((output) =>
+      Object.entries(output.inputs)
+        .filter(([, input]) => input.bytesInOutput > 0)
+        .map(([file]) => file),
+    ),
+  );
+  kept.delete('entry.ts');
+  return {
+    all: [...kept].sort(),
+    atImport: [...staticallyReached(inputs, 'entry.ts')].filter((file) => kept.has(file)).sort(),
+  };
+}

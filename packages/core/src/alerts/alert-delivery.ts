@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Where an alert's delivery to one integration stands. */
 const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { InvalidIndicatorError } from '../errors/invalid-indicator-error.js';
 import { isIndicatorType } from '../indicators/indicator.js';
 import { parseIndicator } from '../indicators/parse-indicator.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ValidationError } from '../errors/validation-error.js';
 import type { Logger } from '../logging/logger.js';
 import { parseRecord } from '../records/parse-record.js';

@@ -2,7 +2,7 @@
 // are kept, the deliveries started, resumed after a restart and ended by a stop. Delivering one alert to one
 // integration is deliver-alert.ts; `client.alerts`, its face, is client-alerts.ts.
 
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Alert, AlertInput } from '../alerts/alert.js';
 import { AlertDedupe } from '../alerts/alert-dedupe.js';
 import { type AlertDelivery, AlertDeliverySchema, type DeliveryStatus } from '../alerts/alert-delivery.js';

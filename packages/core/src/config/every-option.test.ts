@@ -5,7 +5,7 @@
 // module per section of the configuration (with the observations only that section makes); this file runs them.
 import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { describeWithRedis } from '../cache/redis-e2e.test-suite.js';
 import { ALERTING_CHECKS } from './every-option/alerting.test-suite.js';
 import { BROWSER_CHECKS } from './every-option/browser.test-suite.js';

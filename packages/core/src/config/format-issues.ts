@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { ConfigurationIssue } from '../errors/configuration-error.js';
 import { isSecretField, REDACTED, redactText } from '../logging/redaction.js';
 import { formatPath } from './format-path.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { headersSchema } from '../http/header-fields.js';
 
 const MIB = 1024 * 1024;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConfigurationError } from '../errors/configuration-error.js';
 import { shownInput } from '../records/shown-input.js';
 import { toConfigurationIssues } from './format-issues.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ThreatEventHandler, ThreatEventName } from '../events/threat-events.js';
 import { BUILTIN_FEED_IDS } from '../feeds/feed-ids.js';
 import { headersSchema } from '../http/header-fields.js';

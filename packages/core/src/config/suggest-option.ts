@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { closestOption, optionKey } from './closest-option.js';
 import { formatPath } from './format-path.js';
 

@@ -16,7 +16,7 @@
  * - Field nullability (countryCode, usageType, domain, lastReportedAt may be null): AbuseIPDB/laravel
  *   `src/ResponseObjects/CheckResponse.php` and docs.rs `abuseipdb::Check`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Indicator, IndicatorType } from '../indicators/index.js';
 import type { Feed, FeedLookupContext, FeedLookupResult } from './feed.js';
 import { answer, failure, failureFromResponse, parseBody } from './feed-response.js';

@@ -18,7 +18,7 @@
  *   Ozark-Connect/NetworkOptimizer src/NetworkOptimizer.Threats/CrowdSec/CrowdSecClient.cs.
  * - Page for a person: https://app.crowdsec.net/cti/<ip> (crowdsec-docs faq.md, IntelOwl's crowdsec analyzer).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { HttpResponse } from '../http/http-client.js';
 import type { Indicator, IndicatorType } from '../indicators/index.js';
 import type { Feed, FeedLookupContext, FeedLookupResult } from './feed.js';

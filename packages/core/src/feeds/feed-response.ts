@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { formatPath } from '../config/format-path.js';
 import type { HttpResponse } from '../http/http-client.js';
 import type { FeedLookupResult } from './feed.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * A number as feeds really send it: a JSON number, or a string of digits (URLhaus sends most numbers as strings;

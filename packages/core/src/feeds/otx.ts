@@ -12,7 +12,7 @@
 // - Web pages for people: https://otx.alienvault.com/indicator/{ip|domain|hostname|url|file}/{value} and
 //   https://otx.alienvault.com/pulse/{id}: OTX links used by Cortex and IntelOwl analyzers.
 import { getDomain } from 'tldts';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Indicator, IndicatorType } from '../indicators/index.js';
 import type { Feed, FeedLookupContext, FeedLookupResult } from './feed.js';
 import { answer, failure, failureFromResponse, parseBody } from './feed-response.js';

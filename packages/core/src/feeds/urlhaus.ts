@@ -12,7 +12,7 @@
 //   "unknown_return_code": ibmresilient/resilient-community-apps fn_urlhaus/README.md (recorded answers),
 //   pirxthepilot/wtfis tests/test_data/urlhaus_*.json and wtfis/models/urlhaus.py,
 //   fortinet-fortisoar/connector-urlhaus docs (field lists, `last_online`).
-import { z } from 'zod';
+import * as z from 'zod';
 import type { HttpResponse } from '../http/http-client.js';
 import type { Indicator, IndicatorType } from '../indicators/index.js';
 import type { Feed, FeedLookupContext, FeedLookupResult } from './feed.js';

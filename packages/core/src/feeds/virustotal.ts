@@ -13,7 +13,7 @@
 //   be null; file analyses add `confirmed-timeout`, `failure` and `type-unsupported`; a file's `creation_date` is
 //   its (forgeable) compile time, a domain's is its WHOIS registration date.
 // - The official VirusTotal MCP server's `get_ip_report` tool: `/ip_addresses/{ip}` takes IPv4 and IPv6.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { HttpResponse } from '../http/http-client.js';
 import type { Indicator, IndicatorType } from '../indicators/index.js';
 import type { Feed, FeedLookupContext, FeedLookupResult } from './feed.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The longest header name taken. */
 const MAX_HEADER_NAME_CHARS = 256;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { formatPath } from '../config/format-path.js';
 import type { IndicatorType } from '../indicators/indicator.js';
 import type { MatcherRule } from './indicator-matcher.js';

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { formatPath } from '../config/format-path.js';
 import { mispFeedListSchema } from '../config/misp-feed-list-schema.js';
 import { createHttpClient, type HttpClient } from '../http/http-client.js';

@@ -1,20 +1,9 @@
-import type * as OAuth from 'oauth4webapi';
+import type * as oauth from 'oauth4webapi';
 import type { HttpClient } from '../http/http-client.js';
 import { HttpError } from '../http/http-error.js';
 import { type Clock, systemClock } from '../scheduler/clock.js';
 import { checkEndpoint } from '../security/endpoint-policy.js';
 import { OAuth2TokenError, type OAuth2TokenErrorDetails } from './oauth2-token-error.js';
-
-let loading: Promise<typeof OAuth> | undefined;
-
-/**
- * oauth4webapi, loaded on the first token request: most clients never ask for a token, and importing core need not
- * compile its 100 KB (about 4 ms of CPU at each start).
- */
-function oauth4webapi(): Promise<typeof OAuth> {
-  loading ??= import('oauth4webapi');
-  return loading;
-}
 
 /** Options of {@link createOAuth2TokenSource}. */
 export interface OAuth2TokenSourceOptions {
@@ -92,18 +81,18 @@ export function createOAuth2TokenSource(options: OAuth2TokenSourceOptions): OAut
   const defaultLifetime = options.defaultLifetimeMs ?? 300_000;
   const timeoutMs = options.timeoutMs ?? 10_000;
   const http = typeof options.http === 'function' ? options.http : () => options.http as HttpClient;
-  const as: OAuth.AuthorizationServer = {
+  const as: oauth.AuthorizationServer = {
     issuer: options.issuer ?? endpoint.origin,
     token_endpoint: endpoint.href,
   };
-  const client: OAuth.Client = { client_id: options.clientId };
+  const client: oauth.Client = { client_id: options.clientId };
   const details: OAuth2TokenErrorDetails = { tokenEndpoint: shown, clientId: options.clientId };
   const what = `OAuth 2.0 token request to ${shown} for client "${options.clientId}"`;
 
   // oauth4webapi speaks fetch; the request goes through the given HTTP client, its pool and its TLS settings.
   const viaHttpClient = async (
     url: string,
-    init: OAuth.CustomFetchOptions<'POST', URLSearchParams>,
+    init: oauth.CustomFetchOptions<'POST', URLSearchParams>,
   ): Promise<Response> => {
     const answer = await http().request(url, {
       method: init.method,
@@ -130,9 +119,10 @@ export function createOAuth2TokenSource(options: OAuth2TokenSourceOptions): OAut
     const askedAt = clock.now();
     const parameters = new URLSearchParams();
     if (options.scopes && options.scopes.length > 0) parameters.set('scope', options.scopes.join(' '));
+    // Imported at the first token request: a page that never uses OAuth 2.0 does not load it (issue 24, its size).
+    const oauth = await import('./oauth4webapi-grant.js');
     let response: Response | undefined;
-    let result: OAuth.TokenEndpointResponse;
-    const oauth = await oauth4webapi();
+    let result: oauth.TokenEndpointResponse;
     try {
       response = await oauth.clientCredentialsGrantRequest(as, client, oauth.ClientSecretBasic(secret), parameters, {
         [oauth.customFetch]: viaHttpClient,
@@ -160,7 +150,7 @@ export function createOAuth2TokenSource(options: OAuth2TokenSourceOptions): OAut
   };
 
   const failure = (
-    oauth: typeof OAuth,
+    oauth: typeof import('./oauth4webapi-grant.js'),
     error: unknown,
     status: number | undefined,
     secret: string,

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { IndicatorSchema } from './indicator-record.js';
 import { caseInsensitiveEnum } from './severity.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 const isoTime = z.iso.datetime({ offset: true, error: 'expected an ISO 8601 date-time' });
 

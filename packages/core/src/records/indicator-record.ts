@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { InvalidIndicatorError } from '../errors/invalid-indicator-error.js';
 import { INDICATOR_TYPES, type IndicatorType } from '../indicators/indicator.js';
 import { INDICATOR_TYPE_NAMES, type IndicatorTypeName } from '../indicators/indicator-type-name.js';

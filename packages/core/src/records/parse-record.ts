@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { formatPath } from '../config/format-path.js';
 import type { ConfigurationIssue } from '../errors/configuration-error.js';
 import { ValidationError } from '../errors/validation-error.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { FeedResult } from '../feeds/feed-result.js';
 import { INDICATOR_TYPE_NAMES } from '../indicators/indicator-type-name.js';
 import { shownInput } from './shown-input.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Correlation } from '../correlation/correlate.js';
 import { flaggedBy } from './flagged-by.js';
 import { ThreatLevelSchema, threatLevelForRiskScore } from './severity.js';

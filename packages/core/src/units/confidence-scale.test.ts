@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { confidenceProblem, confidenceSchema } from './confidence-scale.js';
 
 describe('confidenceProblem', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { type DurationBounds, durationProblem, durationSchema } from './duration-unit.js';
 
 const ttl: DurationBounds = { name: 'ttl', unit: 'seconds', min: 1, max: 31_536_000 };

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ThreatClientOptions } from '../client/threat-client.js';
 import { toConfigurationIssues } from '../config/format-issues.js';
 import { mergeConfig } from '../config/merge-config.js';
