@@ -144,9 +144,16 @@ describe('a vault kept in browser storage', () => {
     );
     clients.push(trojan);
     expect(vault.path).toBe('vault');
+    // Changes in a row, none awaited: each is written after the one before, so the newest is the one kept.
+    const more = ['feed_cti', 'feed_scan', 'feed_urls'];
+    for (const feed of more) vault.set(feed, `${feed}-key-set-in-a-row`);
     vault.set('feed_otx', OTX_KEY);
     await vault.sealed();
-    expect(await reopen('vault', storage)).toEqual({ feed_abuse: ABUSE_KEY, feed_otx: OTX_KEY });
+    expect(await reopen('vault', storage)).toEqual({
+      feed_abuse: ABUSE_KEY,
+      feed_otx: OTX_KEY,
+      ...Object.fromEntries(more.map((feed) => [feed, `${feed}-key-set-in-a-row`])),
+    });
     await expect(reopen('vault', { ...storage, dbName: freshName('vault-memory-other') })).rejects.toThrow(
       /no vault named "vault" is kept in memory database/,
     );
