@@ -14,12 +14,16 @@ export interface RecordStorage {
 }
 
 /**
- * Opens the database `options` describe (upgrading it to `version`), and its sealer.
+ * Opens the database `options` describe (upgrading it to `version`), and its sealer. For `type: 'memory'`, the
+ * records are `memory`'s when given (records that outlive this opening), else a new, empty store's.
  *
  * @throws {ConfigurationError} for bad options.
  * @throws {BrowserStorageError} when the storage cannot be opened or the `encryptionKey` is not the database's.
  */
-export async function openRecordStorage(options: BrowserStorageOptions): Promise<RecordStorage> {
+export async function openRecordStorage(
+  options: BrowserStorageOptions,
+  memory?: (dbName: string) => MemoryBackend,
+): Promise<RecordStorage> {
   const resolved = resolveBrowserStorageOptions(options);
   const { type, dbName, version, encryptionKey } = resolved;
   const backend: RecordBackend =
@@ -27,7 +31,7 @@ export async function openRecordStorage(options: BrowserStorageOptions): Promise
       ? await IndexedDbBackend.open(dbName, version)
       : type === 'localstorage'
         ? LocalStorageBackend.open(dbName, version)
-        : new MemoryBackend();
+        : (memory?.(dbName) ?? new MemoryBackend());
   try {
     const sealer =
       encryptionKey === undefined

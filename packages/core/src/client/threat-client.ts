@@ -93,13 +93,15 @@ export class ThreatClient {
    * encrypted with AES-256-GCM under a key derived from `password` (argon2id by default, or PBKDF2); the vault
    * starts unlocked, locks itself after `lockTimeout` ms without use (when `autoLock`), and rotates when
    * `rotationEnabled`. Save it with `vault.save(path)` (or give `vaultOptions.path`) and reopen it with
-   * {@link ThreatClient.openVault}.
+   * {@link ThreatClient.openVault}. In a page whose `config` has `storage`, the vault is kept in that browser storage
+   * under `vaultOptions.path` (default `vault`) at once and after every change, and survives a reload.
    *
    * `apiKeys` maps feed ids to keys; an object entry (`{key, endpoint, timeout, ...}`) puts its key in the vault and
    * its other settings in the client's `apiKeys`. `sources` defaults to the built-in feeds among them.
    *
    * @throws {ConfigurationError} for an invalid configuration or vault option.
-   * @throws {ValidationError} for an empty password or key, or a malformed feed id.
+   * @throws {ValidationError} for an empty password or key, or a malformed feed id; in a page with `storage`, when
+   *   a vault is kept under that name already.
    * @example
    * ```ts
    * const { client, vault } = await ThreatClient.createVault(process.env.VAULT_PASSWORD, {
@@ -118,8 +120,9 @@ export class ThreatClient {
   }
 
   /**
-   * Opens the vault file at `path` with `password` and makes a client whose feeds take their keys from it. The
-   * vault opens with the cipher and KDF parameters recorded in the file. `vaultOptions` are those of
+   * Opens the vault file at `path` with `password` and makes a client whose feeds take their keys from it (in a page
+   * whose `config` has `storage`, the vault kept there under the name `path`). The vault opens with the cipher and
+   * KDF parameters recorded in the file. `vaultOptions` are those of
    * {@link ThreatClient.createVault}; `sources` defaults to the built-in feeds whose keys the vault holds.
    *
    * @throws {VaultAuthError} when the password is wrong.

@@ -1,3 +1,4 @@
+import { BrowserVaultStore } from '../browser-storage/browser-vault-store.js';
 import { mergeConfig } from '../config/merge-config.js';
 import { parseSecurityAndLogging } from '../config/parse-config.js';
 import type { ApiKeyConfig, ThreatConfig } from '../config/schema.js';
@@ -7,6 +8,7 @@ import { isBuiltinFeedId } from '../feeds/feed-ids.js';
 import { withCategory } from '../logging/categories.js';
 import { closeLogger, createLogger } from '../logging/create-logger.js';
 import type { Logger } from '../logging/logger.js';
+import { hasVaultFiles } from '../vault/atomic-write.js';
 import { Vault, type VaultSettings } from '../vault/vault.js';
 import { type VaultOptions, vaultClientConfig, vaultSettings } from '../vault/vault-options.js';
 import { clockOf, layeredConfig } from './layered-config.js';
@@ -30,10 +32,29 @@ export function createVaultClient(
   adopt: AdoptVault,
 ): Promise<VaultClient> {
   const { keys, config } = vaultInput(apiKeys, vaultOptions);
-  return withVault(config, vaultOptions, 'vault_created', (settings) => Vault.create(password, keys, settings), adopt);
+  return withVault(
+    config,
+    vaultOptions,
+    'vault_created',
+    async (settings, store) => {
+      if (!store) return Vault.create(password, keys, settings);
+      // In a page with `storage`, the new vault is kept there at once (never over another vault of that name).
+      const name = settings.path ?? DEFAULT_VAULT_NAME;
+      const vault = await Vault.create(password, keys, { ...settings, path: name });
+      await store.create(name, vault.toBytes()).catch((error: unknown) => {
+        vault.lock('stop');
+        throw error;
+      });
+      return vault;
+    },
+    adopt,
+  );
 }
 
-/** `ThreatClient.openVault`: the vault file at `path` opened with `password`, and its client. */
+/**
+ * `ThreatClient.openVault`: the vault file at `path` (in a page with `storage`, the vault kept there under that name)
+ * opened with `password`, and its client.
+ */
 export function openVaultClient(
   path: string,
   password: string,
@@ -95,6 +116,18 @@ function vaultInput(
   return { keys, config };
 }
 
+/** The name a vault is kept under in a page's storage when `vaultOptions.path` gives none. */
+const DEFAULT_VAULT_NAME = 'vault';
+
+/**
+ * Where the vault is kept: in a page (no vault files) whose configuration has `storage`, that browser storage;
+ * otherwise vault files (undefined), which a page refuses with an error saying to give `storage`.
+ */
+function vaultStoreOf(config: Partial<ThreatConfig>): BrowserVaultStore | undefined {
+  if (config.storage === undefined || hasVaultFiles()) return undefined;
+  return new BrowserVaultStore(config.storage);
+}
+
 /**
  * Makes a vault with `make` and a client that takes its keys from it (`adopt`). Whatever fails, nothing is left
  * open: the vault is locked and a logger made here is closed.
@@ -103,19 +136,20 @@ async function withVault(
   config: Partial<ThreatConfig>,
   vaultOptions: VaultOptions,
   action: 'vault_created' | 'vault_opened',
-  make: (settings: VaultSettings) => Promise<Vault>,
+  make: (settings: VaultSettings, store: BrowserVaultStore | undefined) => Promise<Vault>,
   adopt: AdoptVault,
 ): Promise<VaultClient> {
   const clientOptions = vaultOptions.clientOptions ?? {};
   // The vault needs its security settings (environment included), logger and clock before the client exists,
   // since the client's default `sources` may come from the vault; the client then shares the same ones.
-  const { security, logging } = parseSecurityAndLogging(layeredConfig(config, clientOptions).config);
+  const layered = layeredConfig(config, clientOptions).config;
+  const { security, logging } = parseSecurityAndLogging(layered);
+  const store = vaultStoreOf(layered);
   const logger = clientOptions.logger ?? createLogger(logging);
   const clock = clockOf(clientOptions);
+  const settings = vaultSettings(security, vaultOptions, { clock, logger: withCategory(logger, 'vault') });
   // A logger made here and never handed to a client must not leave its transports' timers and sockets open.
-  const vault = await make(
-    vaultSettings(security, vaultOptions, { clock, logger: withCategory(logger, 'vault') }),
-  ).catch(async (error: unknown) => {
+  const vault = await make(store ? { ...settings, store } : settings, store).catch(async (error: unknown) => {
     if (!clientOptions.logger) await closeLogger(logger);
     throw error;
   });

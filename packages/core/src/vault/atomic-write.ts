@@ -22,6 +22,11 @@ interface NodePath {
   join(...parts: string[]): string;
 }
 
+/** Whether this runtime has the file system vault files need (Node.js; a page has none). */
+export function hasVaultFiles(): boolean {
+  return nodeBuiltin('node:fs/promises') !== undefined && nodeBuiltin('node:path') !== undefined;
+}
+
 /** The file system modules vault files need, or a {@link RuntimeUnsupportedError} where there are none (a page). */
 export function vaultFileSystem(): { fs: NodeFs; path: NodePath } {
   const fs = nodeBuiltin<NodeFs>('node:fs/promises');
@@ -29,8 +34,9 @@ export function vaultFileSystem(): { fs: NodeFs; path: NodePath } {
   if (!fs || !path) {
     throw new RuntimeUnsupportedError(
       'vault file',
-      'vault files need Node.js: in a page, keep the vault where the page keeps data (vault.toBytes() after ' +
-        'await vault.sealed()) and open it with Vault.fromBytes',
+      "vault files need Node.js: in a page, give the vault's client configuration `storage` ({type: " +
+        "'indexeddb' | 'localstorage' | 'memory', dbName}) and ThreatClient.createVault and openVault keep it there, " +
+        'or keep vault.toBytes() (after await vault.sealed()) yourself and open it with Vault.fromBytes',
     );
   }
   return { fs, path };

@@ -5,6 +5,7 @@ import type { AuditEvent } from '../events/audit-event.js';
 import type { Logger } from '../logging/logger.js';
 import type { Clock } from '../scheduler/clock.js';
 import type { Vault } from './vault.js';
+import type { VaultStore } from './vault-store.js';
 
 /** Why a vault locked. */
 export type LockReason = 'manual' | 'timeout' | 'stop';
@@ -18,10 +19,11 @@ export interface VaultEvents {
   /** An auditable action (see {@link AuditEvent}); never holds a secret. */
   audit: [event: AuditEvent];
   /**
-   * Work the vault did on its own failed: a timed rotation, or the re-encryption that follows `set` and `delete`
-   * (then `sealed()` and `save()` reject with the same error).
+   * Work the vault did on its own failed: a timed rotation, the re-encryption that follows `set` and `delete`, or
+   * keeping the change in a store that keeps every change (browser storage); then `sealed()` and `save()` reject with
+   * the same error.
    */
-  error: [error: unknown, during: 'rotation' | 'sealing'];
+  error: [error: unknown, during: 'rotation' | 'sealing' | 'saving'];
 }
 
 /**
@@ -62,8 +64,10 @@ export interface VaultSettings {
   obfuscateKeys: boolean;
   /** Apply the best-effort process measures of `guardAgainstDumps` and log its warnings. */
   preventDumps: boolean;
-  /** Where `save()` and rotation write by default. */
+  /** Where `save()` and rotation write by default (with a `store`, the name the vault is kept under there). */
   path?: string | undefined;
+  /** Where the vault is kept (default vault files, which need Node.js); browser storage in a page. */
+  store?: VaultStore | undefined;
   clock: Clock;
   logger: Logger;
 }

@@ -135,11 +135,13 @@ describe('a vault in a page', () => {
     vault.lock();
   });
 
-  it('refuses vault files, which need Node.js, with an error saying what to do instead', async () => {
+  it('refuses vault files, which need Node.js, with an error saying what to do instead (storage, or toBytes)', async () => {
     const vault = await Vault.create(PASSWORD, KEYS, settings({ keyDerivation: 'pbkdf2', iterations: 1000 }));
     const saving = await vault.save('keys.vault').catch((error: unknown) => error);
     expect(RuntimeUnsupportedError.isInstance(saving)).toBe(true);
-    expect((saving as Error).message).toMatch(/vault files need Node\.js.*toBytes\(\).*Vault\.fromBytes/);
+    expect((saving as Error).message).toMatch(
+      /vault files need Node\.js: in a page, give .*`storage`.*toBytes\(\).*Vault\.fromBytes/,
+    );
     const opening = await Vault.open('keys.vault', PASSWORD, settings()).catch((error: unknown) => error);
     expect(RuntimeUnsupportedError.isInstance(opening)).toBe(true);
   });

@@ -8,7 +8,6 @@ import { ValidationError } from '../errors/validation-error.js';
 import type { AuditEvent } from '../events/audit-event.js';
 import { EventBus } from '../events/event-bus.js';
 import { INSPECT_CUSTOM, type InspectFunction, type InspectOptions, inspectView } from '../security/redacted-view.js';
-import { vaultFileSystem, writeFileAtomic } from './atomic-write.js';
 import { guardAgainstDumps } from './dump-guard.js';
 import { type EnvelopeKdf, fromBase64, parseEnvelope, serializeEnvelope, type VaultEnvelope } from './envelope.js';
 import { ProtectedBytes } from './protected-bytes.js';
@@ -26,6 +25,7 @@ import {
 import { checkEntry, checkPassword, checkRotatedKeys } from './vault-entry.js';
 import { VaultLockedError } from './vault-locked-error.js';
 import type { LockReason, VaultEvents, VaultSettings } from './vault-settings.js';
+import { type VaultStore, vaultFiles } from './vault-store.js';
 
 export type { LockReason, RotatedKeys, RotateKeysCallback, VaultEvents, VaultSettings } from './vault-settings.js';
 
@@ -63,8 +63,10 @@ export class Vault {
   #queue: Promise<unknown> = Promise.resolve();
   /** Counts re-encryptions: one that finishes after a newer one started does not replace the envelope. */
   #generation = 0;
-  /** The re-encryptions `set` and `delete` started in the background. */
+  /** The re-encryptions `set` and `delete` started in the background (and what they keep, see #keep). */
   #sealing: Promise<unknown> = Promise.resolve();
+  /** The writes of a store that keeps every change, one after another. */
+  #keeping: Promise<unknown> = Promise.resolve();
   /** Why the newest re-encryption failed, until a newer one succeeds. */
   #sealFailure: { error: unknown } | undefined;
   /**
@@ -107,14 +109,16 @@ export class Vault {
   }
 
   /**
-   * Reads the vault file at `path` and unlocks it with `password`. The file is only read, whatever happens.
+   * Reads the vault file at `path` (or the vault kept under that name by `settings.store`) and unlocks it with
+   * `password`. The file is only read, whatever happens.
    *
-   * @throws {RuntimeUnsupportedError} outside Node.js (a page has no files: use {@link Vault.fromBytes}).
+   * @throws {RuntimeUnsupportedError} for a file outside Node.js (a page has no files: give a `store`, or use
+   *   {@link Vault.fromBytes}).
    * @throws {VaultCorruptError} when the file is damaged or was tampered with.
    * @throws {VaultAuthError} when the password is wrong.
    */
   static async open(path: string, password: string, settings: VaultSettings): Promise<Vault> {
-    const bytes = await vaultFileSystem().fs.readFile(path);
+    const bytes = await (settings.store ?? vaultFiles).read(path);
     return Vault.fromBytes(bytes, password, { ...settings, path: settings.path ?? path }, path);
   }
 
@@ -143,7 +147,10 @@ export class Vault {
     return this.#open === undefined;
   }
 
-  /** The file `save()` writes by default: the one it was opened from or last saved to. */
+  /**
+   * The file `save()` writes by default: the one it was opened from or last saved to (in a page with `storage`, the
+   * name the vault is kept under).
+   */
   get path(): string | undefined {
     return this.#path;
   }
@@ -318,15 +325,18 @@ export class Vault {
       this.#nextRotationAt = now + this.#settings.rotationInterval;
       this.#armRotationTimer();
       this.#audit({ action: 'vault_rotated', detail: { replaced: replaced.sort(), kdf: kdf.algorithm } });
-      if (this.#path) await this.#write(this.#path);
+      // A store that keeps every change has kept this one by now (sealed() waited for it).
+      if (this.#path && !this.#store.keepsEveryChange) await this.#write(this.#path);
     });
   }
 
   /**
    * Writes the vault (encrypted, as it is now, once the re-encryptions of `set` and `delete` are done) to `path`, or
-   * to the path it came from, atomically with mode 0600. Works while locked.
+   * to the path it came from, atomically with mode 0600; with a `store` (browser storage in a page), keeps it there
+   * under that name. Works while locked.
    *
-   * @throws {RuntimeUnsupportedError} outside Node.js (a page has no files: keep {@link toBytes} after `sealed()`).
+   * @throws {RuntimeUnsupportedError} for a file outside Node.js (a page has no files: give the client configuration
+   *   `storage`, or keep {@link toBytes} after `sealed()`).
    * @throws {ValidationError} when no path is given and the vault has none.
    */
   save(path?: string): Promise<void> {
@@ -377,8 +387,30 @@ export class Vault {
 
   async #write(path: string): Promise<void> {
     await this.sealed();
-    await writeFileAtomic(path, serializeEnvelope(this.#envelope));
+    await this.#store.write(path, serializeEnvelope(this.#envelope));
     this.#audit({ action: 'vault_saved', path });
+  }
+
+  get #store(): VaultStore {
+    return this.#settings.store ?? vaultFiles;
+  }
+
+  /**
+   * With a store that keeps every change: writes the envelope as it is when its turn comes, after the writes before
+   * it, so that the newest envelope is the one kept last. Resolves once written; a failure is `generation`'s.
+   */
+  #keep(generation: number): Promise<void> | undefined {
+    const path = this.#path;
+    if (!this.#store.keepsEveryChange || path === undefined) return undefined;
+    const run = this.#keeping.then(() => this.#store.write(path, serializeEnvelope(this.#envelope)));
+    this.#keeping = run.catch(() => {});
+    return run.then(
+      () => this.#audit({ action: 'vault_saved', path }),
+      (error: unknown) => {
+        if (generation === this.#generation) this.#sealFailure = { error };
+        this.events.emit('error', error, 'saving');
+      },
+    );
   }
 
   #becomeOpen(state: OpenState): void {
@@ -402,9 +434,10 @@ export class Vault {
     const { kdf, tagLength, rotatedAt } = this.#header;
     const done = seal(state, kdf, tagLength, rotatedAt).then(
       (envelope) => {
-        if (generation !== this.#generation) return;
+        if (generation !== this.#generation) return undefined;
         this.#envelope = envelope;
         this.#sealFailure = undefined;
+        return this.#keep(generation);
       },
       (error: unknown) => {
         if (generation === this.#generation) this.#sealFailure = { error };
