@@ -62,9 +62,6 @@ const config: KnipConfig = {
     'packages/webhooks': {
       entry: [...packageEntries, 'src/network/index.ts'],
       project: ['src/**/*.ts'],
-      // The threat-update test starts a client whose integrations.siem makes core's integration loader import
-      // @threatlib/siem by name (import(name)), as an application's client does.
-      ignoreDependencies: ['@threatlib/siem'],
     },
     'packages/test-utils': {
       // Private test support: each e2e service's harness is a subpath of its own (./elasticsearch, ./ferretdb, ...),
