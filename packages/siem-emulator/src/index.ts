@@ -54,17 +54,14 @@ export {
 } from './vendors/kibana.js';
 export {
   createQradarEmulator,
-  type LeefReader,
-  type OffenseNote,
   QRADAR_DEFAULTS,
   type QradarEmulator,
   type QradarEmulatorOptions,
-  type QradarEvent,
-  qradarError,
-  type ReferenceSet,
-  type ReferenceSetElement,
 } from './vendors/qradar.js';
+export { qradarError } from './vendors/qradar-api.js';
 export { AqlError, type ArielEvent, parseAql, runAql } from './vendors/qradar-aql.js';
+export type { LeefReader, QradarEvent } from './vendors/qradar-events.js';
+export type { OffenseNote, ReferenceSet, ReferenceSetElement } from './vendors/qradar-state.js';
 export {
   createSentinelEmulator,
   SentinelEmulator,
