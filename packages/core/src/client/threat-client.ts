@@ -92,9 +92,8 @@ export class ThreatClient {
    * Makes an encrypted vault holding `apiKeys` and a client whose feeds take their keys from it. Keys are
    * encrypted with AES-256-GCM under a key derived from `password` (argon2id by default, or PBKDF2); the vault
    * starts unlocked, locks itself after `lockTimeout` ms without use (when `autoLock`), and rotates when
-   * `rotationEnabled`. Save it with `vault.save(path)` (or give `vaultOptions.path`) and reopen it with
-   * {@link ThreatClient.openVault}. In a page whose `config` has `storage`, the vault is kept in that browser storage
-   * under `vaultOptions.path` (default `vault`) at once and after every change, and survives a reload.
+   * `rotationEnabled`. Save it with `vault.save(path)` (or give `vaultOptions.path`), reopen it with `openVault`. In a
+   * page whose `config` has `storage`, it is kept there under `vaultOptions.path` (default `vault`) after each change.
    *
    * `apiKeys` maps feed ids to keys; an object entry (`{key, endpoint, timeout, ...}`) puts its key in the vault and
    * its other settings in the client's `apiKeys`. `sources` defaults to the built-in feeds among them.
@@ -122,8 +121,8 @@ export class ThreatClient {
   /**
    * Opens the vault file at `path` with `password` and makes a client whose feeds take their keys from it (in a page
    * whose `config` has `storage`, the vault kept there under the name `path`). The vault opens with the cipher and
-   * KDF parameters recorded in the file. `vaultOptions` are those of
-   * {@link ThreatClient.createVault}; `sources` defaults to the built-in feeds whose keys the vault holds.
+   * KDF parameters recorded in it. `vaultOptions` are those of {@link ThreatClient.createVault}; `sources` defaults
+   * to the built-in feeds whose keys the vault holds.
    *
    * @throws {VaultAuthError} when the password is wrong.
    * @throws {VaultCorruptError} when the file is damaged or was tampered with. In both cases the file is untouched.

@@ -8,6 +8,7 @@ import { ValidationError } from '../errors/validation-error.js';
 import type { AuditEvent } from '../events/audit-event.js';
 import { EventBus } from '../events/event-bus.js';
 import { INSPECT_CUSTOM, type InspectFunction, type InspectOptions, inspectView } from '../security/redacted-view.js';
+import { DueTimer } from './due-timer.js';
 import { guardAgainstDumps } from './dump-guard.js';
 import { type EnvelopeKdf, fromBase64, parseEnvelope, serializeEnvelope, type VaultEnvelope } from './envelope.js';
 import { ProtectedBytes } from './protected-bytes.js';
@@ -29,9 +30,6 @@ import { type VaultStore, vaultFiles } from './vault-store.js';
 
 export type { LockReason, RotatedKeys, RotateKeysCallback, VaultEvents, VaultSettings } from './vault-settings.js';
 
-// Node runs a longer timeout after 1 ms (with a warning); longer waits are re-armed in steps.
-const MAX_TIMER_MS = 2_147_483_647;
-
 /**
  * An encrypted store of API keys: AES-256-GCM under a key derived from a password (argon2id or PBKDF2), in a
  * versioned envelope that records its parameters. While locked it holds only the ciphertext and the feed ids;
@@ -52,13 +50,15 @@ export class Vault {
   readonly events: EventBus<VaultEvents>;
 
   readonly #settings: VaultSettings;
+  /** Where `save()` writes: files, or the page's browser storage. */
+  readonly #store: VaultStore;
   #envelope: VaultEnvelope;
   #feeds: Set<string>;
   #open: OpenState | undefined;
   #path: string | undefined;
   #lastUse = 0;
-  #lockTimer: unknown;
-  #rotationTimer: unknown;
+  readonly #lockTimer: DueTimer;
+  readonly #rotationTimer: DueTimer;
   #nextRotationAt: number;
   #queue: Promise<unknown> = Promise.resolve();
   /** Counts re-encryptions: one that finishes after a newer one started does not replace the envelope. */
@@ -77,6 +77,9 @@ export class Vault {
 
   private constructor(envelope: VaultEnvelope, feeds: Iterable<string>, state: OpenState, settings: VaultSettings) {
     this.#settings = settings;
+    this.#store = settings.store ?? vaultFiles;
+    this.#lockTimer = new DueTimer(settings.clock);
+    this.#rotationTimer = new DueTimer(settings.clock);
     this.#envelope = envelope;
     this.#header = { kdf: envelope.kdf, tagLength: envelope.cipher.tagLength, rotatedAt: envelope.rotatedAt };
     this.#feeds = new Set(feeds);
@@ -104,7 +107,7 @@ export class Vault {
     checkPassword(password);
     const entries = Object.entries(keys).map(([feed, key]) => [feed, checkEntry(feed, key)] as const);
     const { state, kdf } = await newOpenState(password, entries, settings);
-    const envelope = await seal(state, kdf, settings.tagSize, isoTime(settings.clock.now()));
+    const envelope = await seal(state, kdf, settings.tagSize, new Date(settings.clock.now()).toISOString());
     return new Vault(envelope, state.keys.keys(), state, settings);
   }
 
@@ -319,7 +322,7 @@ export class Vault {
       if (this.#settings.secureErase) state.keyCheck.fill(0);
       state.keyCheck = derived.keyCheck;
       const now = this.#settings.clock.now();
-      this.#header = { kdf, tagLength: this.#header.tagLength, rotatedAt: isoTime(now) };
+      this.#header = { kdf, tagLength: this.#header.tagLength, rotatedAt: new Date(now).toISOString() };
       this.#reseal(state);
       await this.sealed();
       this.#nextRotationAt = now + this.#settings.rotationInterval;
@@ -391,10 +394,6 @@ export class Vault {
     this.#audit({ action: 'vault_saved', path });
   }
 
-  get #store(): VaultStore {
-    return this.#settings.store ?? vaultFiles;
-  }
-
   /**
    * With a store that keeps every change: writes the envelope as it is when its turn comes, after the writes before
    * it, so that the newest envelope is the one kept last. Resolves once written; a failure is `generation`'s.
@@ -452,64 +451,40 @@ export class Vault {
   }
 
   #armLockTimer(): void {
-    const { autoLock, lockTimeout, clock } = this.#settings;
+    const { autoLock, lockTimeout } = this.#settings;
     if (!autoLock || !this.#open) return;
-    if (this.#lockTimer !== undefined) clock.clearTimeout(this.#lockTimer);
-    // Armed once per idle period, not on every get(): when it fires early (the vault was used since), it re-arms
-    // for the rest, so a busy vault costs no timer churn.
-    const fire = () => {
-      this.#lockTimer = undefined;
-      if (!this.#open) return;
-      const remaining = this.#lastUse + lockTimeout - clock.now();
-      if (remaining > 0) this.#lockTimer = this.#schedule(fire, remaining);
-      else this.lock('timeout');
-    };
-    this.#lockTimer = this.#schedule(fire, this.#lastUse + lockTimeout - clock.now());
+    this.#lockTimer.arm(
+      () => (this.#open ? this.#lastUse + lockTimeout : undefined),
+      () => this.lock('timeout'),
+    );
   }
 
   #armRotationTimer(): void {
     const { rotationEnabled, clock } = this.#settings;
-    if (this.#rotationTimer !== undefined) clock.clearTimeout(this.#rotationTimer);
-    this.#rotationTimer = undefined;
+    this.#rotationTimer.cancel();
     if (!rotationEnabled || !this.#open) return;
     // While locked no timer runs; a rotation that fell due meanwhile runs right after the next unlock.
-    const fire = () => {
-      this.#rotationTimer = undefined;
-      if (!this.#open) return;
-      const remaining = this.#nextRotationAt - clock.now();
-      if (remaining > 0) {
-        this.#rotationTimer = this.#schedule(fire, remaining);
-        return;
-      }
-      this.rotate().catch((error: unknown) => {
-        if (!this.#open) return;
-        // Try again an interval later rather than in a tight loop against a failing onRotate or disk.
-        this.#nextRotationAt = clock.now() + this.#settings.rotationInterval;
-        this.#armRotationTimer();
-        this.#audit({ action: 'vault_rotation_failed', reason: errorCode(error) });
-        this.events.emit('error', error, 'rotation');
-      });
-    };
-    this.#rotationTimer = this.#schedule(fire, this.#nextRotationAt - clock.now());
-  }
-
-  #schedule(fire: () => void, ms: number): unknown {
-    const handle = this.#settings.clock.setTimeout(fire, Math.min(Math.max(0, ms), MAX_TIMER_MS), { unref: true });
-    // A third-party clock may ignore the option; a vault timer must never keep the process alive.
-    (handle as { unref?: () => void } | undefined)?.unref?.();
-    return handle;
+    this.#rotationTimer.arm(
+      () => (this.#open ? this.#nextRotationAt : undefined),
+      () =>
+        this.rotate().catch((error: unknown) => {
+          if (!this.#open) return;
+          // Try again an interval later rather than in a tight loop against a failing onRotate or disk.
+          this.#nextRotationAt = clock.now() + this.#settings.rotationInterval;
+          this.#armRotationTimer();
+          this.#audit({ action: 'vault_rotation_failed', reason: errorCode(error) });
+          this.events.emit('error', error, 'rotation');
+        }),
+    );
   }
 
   #clearTimers(): void {
-    const { clock } = this.#settings;
-    if (this.#lockTimer !== undefined) clock.clearTimeout(this.#lockTimer);
-    if (this.#rotationTimer !== undefined) clock.clearTimeout(this.#rotationTimer);
-    this.#lockTimer = undefined;
-    this.#rotationTimer = undefined;
+    this.#lockTimer.cancel();
+    this.#rotationTimer.cancel();
   }
 
   #audit(event: Omit<AuditEvent, 'at'>): void {
-    this.events.emit('audit', { ...event, at: isoTime(this.#settings.clock.now()) });
+    this.events.emit('audit', { ...event, at: new Date(this.#settings.clock.now()).toISOString() });
   }
 
   #serially<T>(work: () => Promise<T>): Promise<T> {
@@ -522,8 +497,4 @@ export class Vault {
 function errorCode(error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : 'ERROR';
-}
-
-function isoTime(ms: number): string {
-  return new Date(ms).toISOString();
 }
