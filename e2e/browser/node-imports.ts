@@ -36,6 +36,21 @@ function importerName(file: string): string {
   return scopeOrName.startsWith('@') ? `${scopeOrName}/${name}` : scopeOrName;
 }
 
+/** The esbuild options both scans share: a page's bundle, kept in memory, with core's own imports from source. */
+function browserBundle(root: string) {
+  return {
+    absWorkingDir: root,
+    bundle: true,
+    platform: 'browser' as const,
+    format: 'esm' as const,
+    write: false as const,
+    metafile: true as const,
+    logLevel: 'silent' as const,
+    external: EXTERNAL,
+    plugins: [ownImportsFromSource(root)],
+  };
+}
+
 /**
  * Bundles `entry` (a file; TypeScript works) for the browser and returns the Node built-ins reachable from it, sorted
  * by module, each with its importers relative to `root`. An empty list means the entry bundles for a page with no
@@ -44,15 +59,7 @@ function importerName(file: string): string {
 export async function nodeImportsOf(entry: string, root: string): Promise<NodeImport[]> {
   const result = await build({
     entryPoints: [entry],
-    absWorkingDir: root,
-    bundle: true,
-    platform: 'browser',
-    format: 'esm',
-    write: false,
-    metafile: true,
-    logLevel: 'silent',
-    external: EXTERNAL,
-    plugins: [ownImportsFromSource(root)],
+    ...browserBundle(root),
   });
   const { inputs } = result.metafile;
   const loadedAtImport = staticallyReached(inputs, relative(root, entry));
@@ -131,15 +138,7 @@ export interface BundledModules {
 export async function modulesOf(source: string, root: string): Promise<BundledModules> {
   const result = await build({
     stdin: { contents: source, resolveDir: root, sourcefile: 'entry.ts', loader: 'ts' },
-    absWorkingDir: root,
-    bundle: true,
-    platform: 'browser',
-    format: 'esm',
-    write: false,
-    metafile: true,
-    logLevel: 'silent',
-    external: EXTERNAL,
-    plugins: [ownImportsFromSource(root)],
+    ...browserBundle(root),
   });
   const { inputs, outputs } = result.metafile;
   // A module esbuild read but tree-shook to nothing is among the inputs; only those with bytes in the output count.
